@@ -1,0 +1,33 @@
+"""The one place that holds the project's numba settings.
+
+Every compiled function in :mod:`sklearn_sketchlearn._kernels` is decorated with
+:func:`jit`, never with ``numba.njit`` directly, so that the numerics policy is
+stated once:
+
+* ``njit`` (nopython mode) only: kernels take arrays and scalars, no Python
+  objects.
+* ``nogil=True``: one-vs-rest problems run in parallel threads.
+* ``fastmath=False``: NaN/inf semantics and IEEE rounding stay intact, so the
+  compiled kernels agree with their NumPy references to rounding.
+* ``error_model="numpy"``: a division by zero yields inf/nan like NumPy instead
+  of raising, which also removes a branch from every division.
+* ``cache=True``: compiled machine code is written next to the sources so that a
+  second process starts training without compiling. Set the environment
+  variable ``SKLEARN_SKETCHLEARN_NUMBA_CACHE=0`` to turn caching off.
+"""
+
+import os
+
+import numba
+
+NUMBA_OPTIONS = {
+    "nogil": True,
+    "fastmath": False,
+    "error_model": "numpy",
+    "cache": os.environ.get("SKLEARN_SKETCHLEARN_NUMBA_CACHE", "1") != "0",
+}
+
+
+def jit(function):
+    """Compile ``function`` with the project's numba settings."""
+    return numba.njit(**NUMBA_OPTIONS)(function)

@@ -1,0 +1,72 @@
+"""The one preconditioner shape: ``v -> v / c + F^T W F v``.
+
+Every solve of the update rules goes through a low-rank factor ``F`` (k x d),
+a small symmetric correction ``W`` (k x k) and a scalar ``c``: two passes over
+an m x d array and an O(k^2) product, never a d x d matrix.
+
+:func:`spectral_correction` builds ``(W, c)`` for
+
+    (ridge I + (rho I + S^T S)^power)^{-1},
+
+where ``rho I + S^T S`` is a sketch's estimate of the Gram matrix ``A^T A``
+(``rho`` is non-zero only for Regularized Frequent Directions). With the
+eigendecomposition ``S S^T = U diag(lam) U^T``, the right singular vectors of
+``S`` are ``S^T u_i / sqrt(lam_i)``; on them the operator has eigenvalue
+``1 / (ridge + (rho + lam_i)^power)`` and on their orthogonal complement
+``1 / c`` with ``c = ridge + rho^power``. Hence ``F = S`` and
+
+    W = U diag(psi) U^T,  psi_i = (1 / (ridge + (rho + lam_i)^power) - 1 / c) / lam_i.
+
+``power=1`` gives SON's ``(alpha I + S^T S)^{-1}``; ``power=0.5`` gives ADA-FD's
+``(delta I + (S^T S)^{1/2})^{-1}``.
+"""
+
+import numpy as np
+
+from ._jit import jit
+
+
+@jit
+def spectral_correction(factor, rho, ridge, power):
+    """Return ``(W, c)`` such that ``v / c + F^T W F v`` applies
+    ``(ridge I + (rho I + F^T F)^power)^{-1}`` to ``v``.
+
+    Directions whose eigenvalue is below the Gram matrix's rounding level
+    (``k * eps * lam_max``) are treated as exactly zero.
+    """
+    k = factor.shape[0]
+    c = ridge + rho**power
+    correction = np.zeros((k, k))
+    if k == 0:
+        return correction, c
+    eigenvalues, eigenvectors = np.linalg.eigh(factor @ factor.T)
+    tolerance = k * np.finfo(np.float64).eps * max(eigenvalues[k - 1], 0.0)
+    for i in range(k):
+        lam = eigenvalues[i]
+        if lam <= tolerance:
+            continue
+        psi = (1.0 / (ridge + (rho + lam) ** power) - 1.0 / c) / lam
+        for a in range(k):
+            for b in range(k):
+                correction[a, b] += psi * eigenvectors[a, i] * eigenvectors[b, i]
+    return correction, c
+
+
+@jit
+def lowrank_apply(factor, correction, c, v, out):
+    """``out = v / c + F^T (W (F v))`` in O(kd + k^2); ``out`` may alias ``v``."""
+    k, d = factor.shape
+    projected = np.zeros(k)
+    for i in range(k):
+        acc = 0.0
+        for j in range(d):
+            acc += factor[i, j] * v[j]
+        projected[i] = acc
+    weights = correction @ projected if k > 0 else projected
+    inv_c = 1.0 / c
+    for j in range(d):
+        out[j] = v[j] * inv_c
+    for i in range(k):
+        wi = weights[i]
+        for j in range(d):
+            out[j] += wi * factor[i, j]

@@ -1,0 +1,24 @@
+"""Row access shared by every per-chunk driver.
+
+A chunk reaches a kernel as five arrays, whichever its storage: ``X`` (dense,
+C-ordered, shape (n_samples, n_features)) and the CSR triplet ``data, indices,
+indptr``. The unused side is an empty placeholder, so every driver compiles one
+signature per index dtype and branches on ``is_sparse`` (lightning's
+``RowDataset`` idea, done by argument convention).
+"""
+
+from ._jit import jit
+
+
+@jit
+def load_row(i, X, data, indices, indptr, is_sparse, out):
+    """Write row ``i`` of the chunk into the dense vector ``out``.
+
+    Duplicate CSR entries are summed, as scipy does when it densifies.
+    """
+    if is_sparse:
+        out[:] = 0.0
+        for p in range(indptr[i], indptr[i + 1]):
+            out[indices[p]] += data[p]
+    else:
+        out[:] = X[i]

@@ -1,0 +1,205 @@
+"""Compiled sketch updates: Frequent Directions (plain, fast, regularized), Oja's
+algorithm and Gaussian random projections.
+
+Symbols of the papers and the names used here:
+
+=========================  ===========================================
+paper                      here
+=========================  ===========================================
+``B`` (m or 2m rows)       ``buffer``
+``m`` / ``l`` / ``tau``    ``rank`` (the sketch size)
+``sigma_m^2``, ``delta``   ``delta``: the shrink, the rank-th largest
+                           squared singular value of the buffer
+``V`` (Oja)                ``directions`` (orthonormal rows)
+``Lambda`` (Oja)           ``eigenvalues``
+``Gamma_t`` (Oja)          ``gamma``
+``S`` (random projection)  ``projection``
+``r_t``                    a ``gaussian_vector`` scaled by 1/sqrt(m)
+=========================  ===========================================
+
+The Frequent Directions family is one mechanism with two knobs. The buffer has
+``rank`` rows (the row-by-row algorithm: SON Alg. 2, RFD Alg. 1) or ``2 * rank``
+rows (the doubling trick: RFD Alg. 2, ADA-FD eq. 5). Rows are appended to the
+first zero row; when the buffer is full it is shrunk by the ``rank``-th largest
+squared singular value, which leaves at most ``rank - 1`` non-zero rows. Appending to an
+empty row and shrinking only when full is exactly the paper's "insert into the
+last row, then shrink" of the row-by-row algorithm: while a row is empty the
+shrink subtracts zero and only rotates the sketch. Regularized FD is the same
+buffer plus ``alpha += delta / 2``, kept by the caller from the returned shrink.
+"""
+
+import numpy as np
+
+from ._jit import jit
+from ._random import gaussian_vector
+from ._rows import load_row
+
+
+@jit
+def fd_shrink(buffer, n_rows, rank):
+    """Shrink the first ``n_rows`` rows of ``buffer`` by their ``rank``-th
+    largest squared singular value.
+
+    On return the leading ``n_kept <= rank - 1`` rows hold
+    ``sqrt(s_i^2 - delta) v_i^T`` in decreasing order and the other rows are
+    zero. Directions whose shrunk mass ``s_i^2 - delta`` is below the rounding
+    level of the Gram matrix are dropped rather than kept as noise rows.
+
+    Parameters
+    ----------
+    buffer : ndarray of shape (n_buffer_rows, n_features)
+        Modified in place.
+    n_rows : int
+        Number of leading rows to shrink; must be at least ``rank``.
+    rank : int
+        The sketch size m.
+
+    Returns
+    -------
+    delta : float
+        The squared singular value subtracted (the paper's ``sigma_m^2``).
+    n_kept : int
+        Number of non-zero rows left.
+    """
+    rows = buffer[:n_rows]
+    # SVD through the small Gram matrix: B = U S V^T, so B B^T = U S^2 U^T and
+    # S V^T = U^T B. Eigenvalues come back in ascending order.
+    eigenvalues, eigenvectors = np.linalg.eigh(rows @ rows.T)
+    delta = max(eigenvalues[n_rows - rank], 0.0)
+    floor = delta + n_rows * np.finfo(np.float64).eps * max(eigenvalues[n_rows - 1], 0.0)
+    n_kept = 0
+    while n_kept < rank - 1 and eigenvalues[n_rows - 1 - n_kept] > floor:
+        n_kept += 1
+    if n_kept > 0:
+        coefficients = np.empty((n_kept, n_rows))
+        for i in range(n_kept):
+            j = n_rows - 1 - i
+            scale = np.sqrt((eigenvalues[j] - delta) / eigenvalues[j])
+            for r in range(n_rows):
+                coefficients[i, r] = scale * eigenvectors[r, j]
+        buffer[:n_kept] = coefficients @ rows
+    buffer[n_kept:n_rows] = 0.0
+    return delta, n_kept
+
+
+@jit
+def fd_append(buffer, n_filled, rank, row):
+    """Put ``row`` into the first empty row of ``buffer``, shrinking when full.
+
+    An all-zero row is skipped: inserting it into an empty row would change
+    nothing, exactly as in the paper's algorithm.
+
+    Returns
+    -------
+    n_filled : int
+        Number of leading rows in use after the append.
+    delta : float
+        The shrink applied (0.0 when the buffer was not full).
+    """
+    if not np.any(row):
+        return n_filled, 0.0
+    buffer[n_filled] = row
+    n_filled += 1
+    if n_filled < buffer.shape[0]:
+        return n_filled, 0.0
+    delta, n_kept = fd_shrink(buffer, n_filled, rank)
+    return n_kept, delta
+
+
+@jit
+def fd_partial_fit(buffer, n_filled, rank, X, data, indices, indptr, is_sparse, n_samples):
+    """Stream a chunk of rows through a Frequent Directions buffer.
+
+    Returns
+    -------
+    n_filled : int
+        Rows in use after the chunk.
+    shrinkage : float
+        Sum of the shrinks applied during the chunk.
+    """
+    row = np.empty(buffer.shape[1])
+    shrinkage = 0.0
+    for i in range(n_samples):
+        load_row(i, X, data, indices, indptr, is_sparse, row)
+        n_filled, delta = fd_append(buffer, n_filled, rank, row)
+        shrinkage += delta
+    return n_filled, shrinkage
+
+
+@jit
+def orthonormalize_rows(matrix):
+    """Modified Gram-Schmidt on the rows of ``matrix``, in place."""
+    n_rows = matrix.shape[0]
+    for j in range(n_rows):
+        for k in range(j):
+            overlap = np.dot(matrix[j], matrix[k])
+            matrix[j] -= overlap * matrix[k]
+        matrix[j] /= np.sqrt(np.dot(matrix[j], matrix[j]))
+
+
+@jit
+def oja_step_size(n_seen, eta0, constant):
+    """Oja's ``Gamma_t`` for the t-th row: ``min(1, eta0)`` or ``min(1, eta0 / t)``.
+
+    Clipping at 1 keeps ``(1 - Gamma_t) Lambda`` non-negative.
+    """
+    if constant:
+        return min(1.0, eta0)
+    return min(1.0, eta0 / n_seen)
+
+
+@jit
+def oja_append(directions, eigenvalues, gamma, row):
+    """One step of Oja's algorithm (SON eq. 4) with a scalar step ``gamma``.
+
+    ``Lambda <- (1 - gamma) Lambda + gamma diag(V a)^2`` and
+    ``V <- orth(V + gamma (V a) a^T)``, both from the old ``V``.
+    """
+    projected = directions @ row
+    for j in range(directions.shape[0]):
+        eigenvalues[j] = (1.0 - gamma) * eigenvalues[j] + gamma * projected[j] ** 2
+        directions[j] += (gamma * projected[j]) * row
+    orthonormalize_rows(directions)
+
+
+@jit
+def oja_partial_fit(
+    directions, eigenvalues, n_seen, eta0, constant,
+    X, data, indices, indptr, is_sparse, n_samples,
+):
+    """Stream a chunk of rows through Oja's algorithm; returns the new count."""
+    row = np.empty(directions.shape[1])
+    for i in range(n_samples):
+        load_row(i, X, data, indices, indptr, is_sparse, row)
+        n_seen += 1
+        oja_append(directions, eigenvalues, oja_step_size(n_seen, eta0, constant), row)
+    return n_seen
+
+
+@jit
+def rp_draw(seed, counter, out):
+    """The projection vector ``r_t ~ N(0, I / m)`` of row number ``counter``."""
+    gaussian_vector(seed, np.uint64(counter), out)
+    out *= 1.0 / np.sqrt(out.shape[0])
+
+
+@jit
+def rp_partial_fit(projection, seed, n_seen, X, data, indices, indptr, is_sparse, n_samples):
+    """Stream a chunk through a Gaussian projection ``S <- S + r_t a_t^T``.
+
+    Sparse rows cost O(m * nnz). Returns the new count.
+    """
+    r = np.empty(projection.shape[0])
+    for i in range(n_samples):
+        rp_draw(seed, n_seen, r)
+        n_seen += 1
+        if is_sparse:
+            for p in range(indptr[i], indptr[i + 1]):
+                column = indices[p]
+                value = data[p]
+                for j in range(r.shape[0]):
+                    projection[j, column] += r[j] * value
+        else:
+            for j in range(r.shape[0]):
+                projection[j] += r[j] * X[i]
+    return n_seen

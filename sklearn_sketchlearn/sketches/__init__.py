@@ -1,0 +1,24 @@
+"""Streaming matrix sketches: low-rank summaries of ``A^T A`` for a stream of rows.
+
+Each sketch is a scikit-learn transformer with ``fit``/``partial_fit`` on dense
+or CSR rows, a ``components_`` matrix ``B`` with ``B^T B`` approximating
+``A^T A``, and :meth:`~BaseSketch.inverse_operator`, which applies
+``(ridge I + G^power)^{-1}`` for the sketch's Gram estimate ``G`` in O(md) per
+vector. The update rules of :mod:`sklearn_sketchlearn.update_rules` precondition
+their gradients through these sketches.
+"""
+
+from ._base import BaseSketch
+from ._exact import ExactSketch
+from ._frequent_directions import FrequentDirections, RegularizedFrequentDirections
+from ._oja import OjaSketch
+from ._random_projection import RandomProjectionSketch
+
+__all__ = [
+    "BaseSketch",
+    "ExactSketch",
+    "FrequentDirections",
+    "OjaSketch",
+    "RandomProjectionSketch",
+    "RegularizedFrequentDirections",
+]

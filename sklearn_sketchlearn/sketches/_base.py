@@ -1,0 +1,253 @@
+"""What every sketch shares: streaming ``fit``/``partial_fit``, the Gram estimate,
+its inverse as a linear operator, and ``transform`` onto the top directions."""
+
+from abc import abstractmethod
+from numbers import Integral
+
+import numpy as np
+from scipy.sparse.linalg import LinearOperator
+from sklearn.base import (
+    BaseEstimator,
+    ClassNamePrefixFeaturesOutMixin,
+    TransformerMixin,
+    _fit_context,
+)
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.extmath import safe_sparse_dot
+from sklearn.utils.validation import check_is_fitted
+
+from .._kernels._lowrank import lowrank_apply, spectral_correction
+from .._validation import record_features, validate_chunk
+
+
+class BaseSketch(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """Base class of the streaming matrix sketches.
+
+    A sketch summarises the rows ``a_1, a_2, ...`` it has seen by an estimate of
+    their Gram matrix ``A^T A = sum_t a_t a_t^T``. Subclasses keep the state and
+    implement :meth:`_initialize`, :meth:`_update` and :meth:`_factor`; the
+    estimate is always ``rho I + S^T S`` for a small factor ``S``.
+    """
+
+    _parameter_constraints: dict = {
+        "sketch_size": [Interval(Integral, 1, None, closed="left")],
+    }
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Sketch ``X`` from scratch (previous state is discarded).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The rows to sketch, in order.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : object
+            The fitted sketch.
+        """
+        return self._stream(X, first_call=True)
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y=None):
+        """Stream more rows into the sketch.
+
+        Any chunking of a stream gives a sketch with the same guarantee; for
+        the order-determined sketches it is the same sketch as one ``fit``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The next rows of the stream.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : object
+            The updated sketch.
+        """
+        return self._stream(X, first_call=not hasattr(self, "n_samples_seen_"))
+
+    def _stream(self, X, *, first_call):
+        X_checked = validate_chunk(self, X, first_call=first_call)
+        if first_call:
+            self._check_n_features(X_checked.shape[1])
+            record_features(self, X)
+            self._initialize(X_checked.shape[1])
+            self.n_samples_seen_ = 0
+        self._update(X_checked)
+        self.n_samples_seen_ += X_checked.shape[0]
+        return self
+
+    def _check_n_features(self, n_features):
+        """Raise if the sketch cannot be built on ``n_features`` columns."""
+
+    @abstractmethod
+    def _initialize(self, n_features):
+        """Allocate the empty state for ``n_features`` columns."""
+
+    @abstractmethod
+    def _update(self, X):
+        """Stream the rows of a validated chunk (ndarray or CSR) into the state."""
+
+    @abstractmethod
+    def _factor(self):
+        """Return ``(S, rho)`` with Gram estimate ``rho I + S^T S``."""
+
+    @property
+    def _n_directions(self):
+        """Number of columns of :meth:`transform`."""
+        return self.sketch_size
+
+    @property
+    def components_(self):
+        """ndarray of shape (n_rows, n_features): the sketch matrix ``B``.
+
+        Rows are orthogonal and sorted by decreasing norm, and ``B^T B`` equals
+        the sketch's current estimate of ``A^T A`` without its isotropic part,
+        pending (not yet shrunk) rows included.
+        """
+        check_is_fitted(self)
+        singular_values, directions = self._spectrum()
+        return singular_values[:, np.newaxis] * directions
+
+    @property
+    def singular_values_(self):
+        """ndarray of shape (n_rows,): the row norms of :attr:`components_`."""
+        check_is_fitted(self)
+        return self._spectrum()[0]
+
+    def _spectrum(self):
+        """Singular values (decreasing, zero-padded) and right singular vectors."""
+        factor, _ = self._factor()
+        n_rows = self._n_factor_rows
+        singular_values = np.zeros(n_rows)
+        directions = np.zeros((n_rows, factor.shape[1]))
+        if factor.shape[0]:
+            _, s, vt = np.linalg.svd(factor, full_matrices=False)
+            singular_values[: s.size] = s
+            directions[: s.size] = vt
+        return singular_values, directions
+
+    @property
+    def _n_factor_rows(self):
+        """Number of rows of :attr:`components_` (the sketch's capacity)."""
+        return self.sketch_size
+
+    def get_gram(self):
+        """The sketch's estimate of the Gram matrix ``A^T A`` as a dense array.
+
+        This forms a d x d matrix; use :meth:`inverse_operator` to solve with it.
+
+        Returns
+        -------
+        gram : ndarray of shape (n_features, n_features)
+            ``rho I + S^T S``.
+        """
+        check_is_fitted(self)
+        factor, rho = self._factor()
+        return rho * np.eye(factor.shape[1]) + factor.T @ factor
+
+    def inverse_operator(self, ridge, power=1.0):
+        """``(ridge I + G^power)^{-1}`` for the sketch's Gram estimate ``G``.
+
+        The operator is applied through the sketch's low-rank form in
+        O(k d + k^2) per vector, never forming a d x d matrix. ``power=1`` is
+        the Online Newton preconditioner ``(alpha I + S^T S)^{-1}`` of SON;
+        ``power=0.5`` the full-matrix AdaGrad one ``(delta I + (S^T S)^{1/2})^{-1}``
+        of ADA-FD.
+
+        Parameters
+        ----------
+        ridge : float
+            The isotropic term. Values must be in the range `(0.0, inf)`.
+        power : float, default=1.0
+            Power applied to the Gram estimate. Values must be in the range
+            `(0.0, inf)`.
+
+        Returns
+        -------
+        operator : scipy.sparse.linalg.LinearOperator of shape (n_features, n_features)
+            Symmetric positive definite; ``operator @ v`` applies the inverse.
+        """
+        check_is_fitted(self)
+        if not ridge > 0 or not power > 0:
+            raise ValueError(
+                f"ridge and power must be positive, got ridge={ridge!r} and "
+                f"power={power!r}."
+            )
+        factor, rho = self._factor()
+        factor = np.ascontiguousarray(factor)
+        correction, c = spectral_correction(factor, float(rho), float(ridge), float(power))
+
+        def matvec(v):
+            v = np.ascontiguousarray(v, dtype=np.float64).ravel()
+            out = np.empty_like(v)
+            lowrank_apply(factor, correction, c, v, out)
+            return out
+
+        return LinearOperator(
+            (factor.shape[1], factor.shape[1]), matvec=matvec, rmatvec=matvec,
+            dtype=np.float64,
+        )
+
+    def transform(self, X):
+        """Project ``X`` onto the sketch's top ``sketch_size`` directions.
+
+        The directions are the unit right singular vectors of
+        :attr:`components_`; a direction with zero singular value gives a zero
+        column. Unlike PCA nothing is centred: the sketch summarises ``A^T A``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The data to project.
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_samples, sketch_size)
+            Coordinates of ``X`` along the top directions.
+        """
+        check_is_fitted(self)
+        X = validate_chunk(self, X, first_call=False)
+        singular_values, directions = self._spectrum()
+        top = directions[: self._n_directions].copy()
+        top[singular_values[: self._n_directions] == 0] = 0.0
+        return np.asarray(safe_sparse_dot(X, top.T, dense_output=True))
+
+    @property
+    def _n_features_out(self):
+        return self._n_directions
+
+    # Parameters two sketches must share to be merged.
+    _merge_params = ("sketch_size",)
+
+    def _check_mergeable(self, other):
+        check_is_fitted(self)
+        check_is_fitted(other)
+        if type(other) is not type(self):
+            raise TypeError(
+                f"Can only merge a fitted {type(self).__name__} into another, "
+                f"got {type(other).__name__}."
+            )
+        for name in self._merge_params:
+            if getattr(other, name) != getattr(self, name):
+                raise ValueError(
+                    f"Cannot merge sketches with different {name}: "
+                    f"{getattr(self, name)!r} and {getattr(other, name)!r}."
+                )
+        if other.n_features_in_ != self.n_features_in_:
+            raise ValueError(
+                f"Cannot merge sketches of {self.n_features_in_} and "
+                f"{other.n_features_in_} features."
+            )
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.requires_fit = True
+        return tags

@@ -1,0 +1,49 @@
+"""Shared fixtures: synthetic streams, sklearn's digits and, when the benchmark
+files of ``../shared/datasets`` are present, a9a (tests that need it skip
+cleanly on a fresh clone)."""
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_digits, load_svmlight_file
+
+SHARED_DATASETS = Path(
+    os.environ.get(
+        "SKETCHLEARN_DATASETS", Path(__file__).resolve().parents[2] / "shared" / "datasets"
+    )
+)
+
+
+def make_stream(kind, n_samples=300, n_features=40, seed=0):
+    """A stream of rows with a known structure."""
+    rng = np.random.default_rng(seed)
+    if kind == "gaussian":
+        return rng.standard_normal((n_samples, n_features))
+    if kind == "low_rank":
+        return rng.standard_normal((n_samples, 4)) @ rng.standard_normal((4, n_features))
+    if kind == "decaying":
+        basis, _ = np.linalg.qr(rng.standard_normal((n_features, n_features)))
+        spectrum = 1.0 / np.arange(1, n_features + 1)
+        return rng.standard_normal((n_samples, n_features)) * spectrum @ basis.T
+    raise ValueError(kind)
+
+
+@pytest.fixture(scope="session")
+def digits():
+    return load_digits().data.astype(np.float64)
+
+
+def load_a9a():
+    """a9a's training file as CSR, or skip when ``../shared/datasets`` is absent."""
+    path = SHARED_DATASETS / "a9a" / "a9a.gz"
+    if not path.exists():
+        pytest.skip(f"benchmark file {path} is not present")
+    X, y = load_svmlight_file(str(path), n_features=123)
+    return X, y
+
+
+@pytest.fixture(scope="session")
+def a9a():
+    return load_a9a()

@@ -1,0 +1,1 @@
+"""Slow, obviously-correct NumPy references that the compiled kernels must match."""

@@ -1,0 +1,186 @@
+"""Behaviour every sketch shares: scikit-learn's common checks, chunking,
+dense/CSR parity, the inverse operator against dense solves, transform, and
+bad input that must leave a sketch exactly as it was."""
+
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from sklearn_sketchlearn.sketches import (
+    ExactSketch,
+    FrequentDirections,
+    OjaSketch,
+    RandomProjectionSketch,
+    RegularizedFrequentDirections,
+)
+
+from ..conftest import make_stream
+
+SKETCHES = [
+    FrequentDirections(5),
+    FrequentDirections(5, fast=True),
+    RegularizedFrequentDirections(5, alpha0=0.1),
+    RegularizedFrequentDirections(5, fast=True),
+    OjaSketch(5, random_state=0),
+    RandomProjectionSketch(5, random_state=0),
+    ExactSketch(),
+]
+
+
+def ids(sketch):
+    return repr(sketch).replace(" ", "")
+
+
+@parametrize_with_checks(
+    [clone(s).set_params(sketch_size=2) if "sketch_size" in s.get_params() else s
+     for s in SKETCHES]
+)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+# 37 rows leave the fast buffers part-filled, with rows not yet orthogonal.
+@pytest.fixture(scope="module")
+def stream():
+    return make_stream("decaying", n_samples=37, n_features=20)
+
+
+@pytest.mark.parametrize("sketch", SKETCHES, ids=ids)
+@pytest.mark.parametrize("chunk_size", [1, 3, 7, 36])
+def test_any_chunking_equals_one_fit(sketch, stream, chunk_size):
+    whole = clone(sketch).fit(stream)
+    chunked = clone(sketch)
+    for start in range(0, stream.shape[0], chunk_size):
+        chunked.partial_fit(stream[start : start + chunk_size])
+    assert chunked.n_samples_seen_ == stream.shape[0]
+    np.testing.assert_allclose(chunked.get_gram(), whole.get_gram(), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("sketch", SKETCHES, ids=ids)
+def test_fit_discards_previous_state(sketch, stream):
+    refit = clone(sketch).fit(stream[::-1]).fit(stream)
+    np.testing.assert_allclose(refit.get_gram(), clone(sketch).fit(stream).get_gram(),
+                               rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("sketch", SKETCHES, ids=ids)
+def test_csr_equals_dense(sketch):
+    rng = np.random.default_rng(3)
+    X = sp.random(60, 25, density=0.2, random_state=rng, format="csr")
+    X.data = rng.standard_normal(X.data.size)
+    dense = clone(sketch).fit(X.toarray())
+    for indices_dtype in (np.int32, np.int64):
+        X_csr = X.copy()
+        X_csr.indices = X_csr.indices.astype(indices_dtype)
+        X_csr.indptr = X_csr.indptr.astype(indices_dtype)
+        sparse = clone(sketch).fit(X_csr)
+        np.testing.assert_allclose(sparse.get_gram(), dense.get_gram(), rtol=1e-12, atol=1e-12)
+
+
+def dense_inverse(gram, ridge, power):
+    """``(ridge I + G^power)^{-1}`` from a dense eigendecomposition; eigenvalues at
+    the rounding level of ``G`` count as zero."""
+    eigenvalues, eigenvectors = np.linalg.eigh(gram)
+    eigenvalues[eigenvalues <= 1e-12 * eigenvalues.max()] = 0.0
+    return eigenvectors @ np.diag(1 / (ridge + eigenvalues**power)) @ eigenvectors.T
+
+
+@pytest.mark.parametrize("sketch", SKETCHES, ids=ids)
+@pytest.mark.parametrize("power", [1.0, 0.5])
+@pytest.mark.parametrize("relative_ridge", [1e-3, 1.0])
+def test_inverse_operator_matches_dense_inverse(sketch, stream, power, relative_ridge):
+    fitted = clone(sketch).fit(stream)
+    gram = fitted.get_gram()
+    ridge = relative_ridge * np.linalg.norm(gram, 2) ** power
+    operator = fitted.inverse_operator(ridge, power)
+    V = np.random.default_rng(0).standard_normal((20, 3))
+    expected = dense_inverse(gram, ridge, power) @ V
+    np.testing.assert_allclose(operator @ V, expected, rtol=1e-8, atol=1e-10 * np.abs(expected).max())
+    np.testing.assert_allclose(operator @ V[:, 0], expected[:, 0], rtol=1e-8,
+                               atol=1e-10 * np.abs(expected).max())
+
+
+def test_rfd_operator_is_its_own_preconditioner(stream):
+    # (alpha_ I + B^T B)^{-1}, the RFD-SON preconditioner, is ridge=alpha0.
+    rfd = RegularizedFrequentDirections(4, alpha0=0.3, fast=True).fit(stream)
+    B = rfd.components_
+    expected = np.linalg.inv(rfd.alpha_ * np.eye(20) + B.T @ B)
+    np.testing.assert_allclose(rfd.inverse_operator(0.3) @ np.eye(20), expected, rtol=1e-9,
+                               atol=1e-12)
+
+
+def test_inverse_operator_rejects_non_positive_ridge(stream):
+    fd = FrequentDirections(4).fit(stream)
+    for ridge, power in [(0.0, 1.0), (-1.0, 1.0), (1.0, 0.0)]:
+        with pytest.raises(ValueError, match="must be positive"):
+            fd.inverse_operator(ridge, power)
+
+
+@pytest.mark.parametrize("sketch", SKETCHES, ids=ids)
+def test_components_reproduce_the_gram_estimate(sketch, stream):
+    fitted = clone(sketch).fit(stream)
+    B, s = fitted.components_, fitted.singular_values_
+    gram = fitted.get_gram()
+    rho = getattr(fitted, "shrinkage_", 0.0) / 2 if hasattr(fitted, "alpha_") else 0.0
+    np.testing.assert_allclose(B.T @ B + rho * np.eye(20), gram, atol=1e-10 * np.abs(gram).max())
+    assert np.all(np.diff(s) <= 0)
+    np.testing.assert_allclose(np.linalg.norm(B, axis=1), s)
+    off_diagonal = B @ B.T - np.diag(s**2)
+    assert np.abs(off_diagonal).max() <= 1e-10 * s.max() ** 2
+
+
+@pytest.mark.parametrize("sketch", SKETCHES, ids=ids)
+def test_transform_projects_onto_top_directions(sketch, stream):
+    fitted = clone(sketch).fit(stream)
+    projected = fitted.transform(stream)
+    n_out = projected.shape[1]
+    assert n_out == (20 if isinstance(sketch, ExactSketch) else 5)
+    _, s, vt = np.linalg.svd(fitted.components_)
+    expected = stream @ vt[:n_out].T
+    expected[:, fitted.singular_values_[:n_out] == 0] = 0.0  # no direction to project on
+    np.testing.assert_allclose(np.abs(projected), np.abs(expected), atol=1e-8)
+    energy = (projected**2).sum(axis=0)
+    if isinstance(sketch, (FrequentDirections, ExactSketch)):
+        # A^T A >= B^T B, so ||A v||^2 >= ||B v||^2 along each direction.
+        assert np.all(energy >= s[:n_out] ** 2 - 1e-9 * s[0] ** 2)
+    if isinstance(sketch, ExactSketch):
+        np.testing.assert_allclose(energy, s**2, rtol=1e-9)
+
+
+BAD_CHUNKS = {
+    "nan": lambda X: np.where(np.arange(X.size).reshape(X.shape) == 7, np.nan, X),
+    "inf": lambda X: np.where(np.arange(X.size).reshape(X.shape) == 7, np.inf, X),
+    "1d": lambda X: X[0],
+    "3d": lambda X: X[np.newaxis],
+    "n_features": lambda X: X[:, :-1],
+    "empty": lambda X: X[:0],
+}
+
+
+@pytest.mark.parametrize("sketch", SKETCHES, ids=ids)
+@pytest.mark.parametrize("bad", list(BAD_CHUNKS))
+def test_bad_chunk_raises_and_leaves_the_sketch_unchanged(sketch, stream, bad):
+    fitted = clone(sketch).fit(stream[:20])
+    before = pickle.dumps(fitted)
+    with pytest.raises(ValueError):
+        fitted.partial_fit(BAD_CHUNKS[bad](stream[20:]))
+    assert pickle.dumps(fitted) == before
+    fresh = clone(sketch)
+    if bad != "n_features":
+        with pytest.raises(ValueError):
+            fresh.partial_fit(BAD_CHUNKS[bad](stream[20:]))
+        with pytest.raises(NotFittedError):
+            fresh.transform(stream)
+        assert pickle.dumps(fresh) == pickle.dumps(clone(sketch))
+
+
+def test_oja_needs_as_many_features_as_directions():
+    oja = OjaSketch(sketch_size=6, random_state=0)
+    with pytest.raises(ValueError, match="n_features=5"):
+        oja.fit(make_stream("gaussian", n_features=5))
+    assert not hasattr(oja, "n_features_in_")

@@ -1,0 +1,55 @@
+"""Oja's sketch: the compiled kernel against SON eq. (4), and convergence of the
+top eigenpairs on a stream with a planted spectrum."""
+
+import numpy as np
+import pytest
+from sklearn.utils import check_random_state
+
+from sklearn_sketchlearn.sketches import OjaSketch
+
+from ..conftest import make_stream
+from ..reference.sketches import oja
+
+
+def initial_directions(random_state, m, d):
+    V0 = check_random_state(random_state).standard_normal((m, d))
+    Q, R = np.linalg.qr(V0.T)
+    return (Q * np.sign(np.diag(R))).T  # Gram-Schmidt of the rows, signs kept
+
+
+@pytest.mark.parametrize("learning_rate, eta0", [("inverse_t", 1.0), ("inverse_t", 2.0),
+                                                 ("constant", 0.05)])
+def test_kernel_matches_reference(learning_rate, eta0):
+    A = make_stream("decaying", n_samples=200, n_features=15)
+    sketch = OjaSketch(4, learning_rate=learning_rate, eta0=eta0, random_state=7).fit(A)
+    V, lam = oja(A, initial_directions(7, 4, 15), eta0=eta0, constant=learning_rate == "constant")
+    np.testing.assert_allclose(sketch._directions, V, atol=1e-10)
+    np.testing.assert_allclose(sketch._eigenvalues, lam, rtol=1e-10)
+    S = np.sqrt(200 * lam)[:, None] * V
+    np.testing.assert_allclose(sketch.get_gram(), S.T @ S, atol=1e-9 * lam.max())
+
+
+def test_top_eigenpairs_converge_on_planted_spectrum():
+    rng = np.random.default_rng(0)
+    d, n = 30, 6000
+    basis, _ = np.linalg.qr(rng.standard_normal((d, d)))
+    spectrum = np.ones(d)
+    spectrum[:3] = [100.0, 50.0, 25.0]
+    X = rng.standard_normal((n, d)) * np.sqrt(spectrum) @ basis.T
+
+    sketch = OjaSketch(3, random_state=1)
+    errors = []
+    for start in range(0, n, 500):
+        sketch.partial_fit(X[start : start + 500])
+        estimated = sketch.singular_values_**2 / sketch.n_samples_seen_
+        errors.append(np.max(np.abs(estimated - spectrum[:3]) / spectrum[:3]))
+    assert errors[-1] <= 0.06
+    assert errors[-1] <= 0.5 * errors[0]
+    directions = sketch.components_ / sketch.singular_values_[:, None]
+    cosines = np.abs(np.sum(directions * basis[:, :3].T, axis=1))
+    assert cosines.min() >= 0.97
+
+
+def test_directions_stay_orthonormal():
+    sketch = OjaSketch(6, random_state=0).fit(make_stream("gaussian", n_samples=2000))
+    np.testing.assert_allclose(sketch._directions @ sketch._directions.T, np.eye(6), atol=1e-12)
