@@ -6,7 +6,7 @@ Symbols of the papers and the names used here:
 =========================  ===========================================
 paper                      here
 =========================  ===========================================
-``B`` (m or 2m rows)       ``buffer``
+``B`` (m or 2m rows)       ``buffer`` (and its Gram matrix ``gram``)
 ``m`` / ``l`` / ``tau``    ``rank`` (the sketch size)
 ``sigma_m^2``, ``delta``   ``delta``: the shrink, the rank-th largest
                            squared singular value of the buffer
@@ -36,23 +36,32 @@ from ._rows import load_row
 
 
 @jit
-def fd_shrink(buffer, n_rows, rank):
+def fd_insert(buffer, gram, n_filled, row, products, norm2):
+    """Write ``row`` into the first empty row and border the Gram matrix.
+
+    ``products`` holds ``buffer[:n_filled] @ row`` and ``norm2`` is
+    ``row @ row``; callers that already know them (the learners know ``S x``)
+    save a pass over the buffer. Returns the new number of rows in use.
+    """
+    buffer[n_filled] = row
+    for i in range(n_filled):
+        gram[i, n_filled] = products[i]
+        gram[n_filled, i] = products[i]
+    gram[n_filled, n_filled] = norm2
+    return n_filled + 1
+
+
+@jit
+def fd_shrink(buffer, gram, n_rows, rank):
     """Shrink the first ``n_rows`` rows of ``buffer`` by their ``rank``-th
     largest squared singular value.
 
-    On return the leading ``n_kept <= rank - 1`` rows hold
-    ``sqrt(s_i^2 - delta) v_i^T`` in decreasing order and the other rows are
-    zero. Directions whose shrunk mass ``s_i^2 - delta`` is below the rounding
-    level of the Gram matrix are dropped rather than kept as noise rows.
-
-    Parameters
-    ----------
-    buffer : ndarray of shape (n_buffer_rows, n_features)
-        Modified in place.
-    n_rows : int
-        Number of leading rows to shrink; must be at least ``rank``.
-    rank : int
-        The sketch size m.
+    With ``B = U S V^T`` the Gram matrix is ``B B^T = U S^2 U^T`` and
+    ``S V^T = U^T B``, so one small eigendecomposition gives the SVD. On return
+    the leading ``n_kept <= rank - 1`` rows hold ``sqrt(s_i^2 - delta) v_i^T``
+    in decreasing order, the other rows are zero and ``gram`` is the matching
+    diagonal. Directions whose shrunk mass ``s_i^2 - delta`` is below the
+    rounding level of the Gram matrix are dropped rather than kept as noise.
 
     Returns
     -------
@@ -61,12 +70,10 @@ def fd_shrink(buffer, n_rows, rank):
     n_kept : int
         Number of non-zero rows left.
     """
-    rows = buffer[:n_rows]
-    # SVD through the small Gram matrix: B = U S V^T, so B B^T = U S^2 U^T and
-    # S V^T = U^T B. Eigenvalues come back in ascending order.
-    eigenvalues, eigenvectors = np.linalg.eigh(rows @ rows.T)
+    eigenvalues, eigenvectors = np.linalg.eigh(np.ascontiguousarray(gram[:n_rows, :n_rows]))
     delta = max(eigenvalues[n_rows - rank], 0.0)
-    floor = delta + n_rows * np.finfo(np.float64).eps * max(eigenvalues[n_rows - 1], 0.0)
+    tolerance = (n_rows + buffer.shape[1]) * np.finfo(np.float64).eps
+    floor = delta + tolerance * max(eigenvalues[n_rows - 1], 0.0)
     n_kept = 0
     while n_kept < rank - 1 and eigenvalues[n_rows - 1 - n_kept] > floor:
         n_kept += 1
@@ -77,13 +84,16 @@ def fd_shrink(buffer, n_rows, rank):
             scale = np.sqrt((eigenvalues[j] - delta) / eigenvalues[j])
             for r in range(n_rows):
                 coefficients[i, r] = scale * eigenvectors[r, j]
-        buffer[:n_kept] = coefficients @ rows
+        buffer[:n_kept] = coefficients @ buffer[:n_rows]
     buffer[n_kept:n_rows] = 0.0
+    gram[:n_rows, :n_rows] = 0.0
+    for i in range(n_kept):
+        gram[i, i] = eigenvalues[n_rows - 1 - i] - delta
     return delta, n_kept
 
 
 @jit
-def fd_append(buffer, n_filled, rank, row):
+def fd_append(buffer, gram, n_filled, rank, row):
     """Put ``row`` into the first empty row of ``buffer``, shrinking when full.
 
     An all-zero row is skipped: inserting it into an empty row would change
@@ -96,18 +106,19 @@ def fd_append(buffer, n_filled, rank, row):
     delta : float
         The shrink applied (0.0 when the buffer was not full).
     """
-    if not np.any(row):
+    norm2 = np.dot(row, row)
+    if norm2 == 0.0:
         return n_filled, 0.0
-    buffer[n_filled] = row
-    n_filled += 1
+    products = buffer[:n_filled] @ row
+    n_filled = fd_insert(buffer, gram, n_filled, row, products, norm2)
     if n_filled < buffer.shape[0]:
         return n_filled, 0.0
-    delta, n_kept = fd_shrink(buffer, n_filled, rank)
+    delta, n_kept = fd_shrink(buffer, gram, n_filled, rank)
     return n_kept, delta
 
 
 @jit
-def fd_partial_fit(buffer, n_filled, rank, X, data, indices, indptr, is_sparse, n_samples):
+def fd_partial_fit(buffer, gram, n_filled, rank, X, data, indices, indptr, is_sparse, n_samples):
     """Stream a chunk of rows through a Frequent Directions buffer.
 
     Returns
@@ -121,7 +132,7 @@ def fd_partial_fit(buffer, n_filled, rank, X, data, indices, indptr, is_sparse, 
     shrinkage = 0.0
     for i in range(n_samples):
         load_row(i, X, data, indices, indptr, is_sparse, row)
-        n_filled, delta = fd_append(buffer, n_filled, rank, row)
+        n_filled, delta = fd_append(buffer, gram, n_filled, rank, row)
         shrinkage += delta
     return n_filled, shrinkage
 

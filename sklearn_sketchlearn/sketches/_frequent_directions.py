@@ -105,12 +105,13 @@ class FrequentDirections(BaseSketch):
 
     def _initialize(self, n_features):
         self._buffer = np.zeros((self._n_factor_rows, n_features))
+        self._gram = np.zeros((self._n_factor_rows, self._n_factor_rows))
         self._n_filled = 0
         self.shrinkage_ = 0.0
 
     def _update(self, X):
         self._n_filled, shrinkage = fd_partial_fit(
-            self._buffer, self._n_filled, self.sketch_size, *row_arrays(X)
+            self._buffer, self._gram, self._n_filled, self.sketch_size, *row_arrays(X)
         )
         self.shrinkage_ += shrinkage
 
@@ -136,12 +137,15 @@ class FrequentDirections(BaseSketch):
         """
         self._check_mergeable(other)
         stacked = np.vstack([self._factor()[0], other._factor()[0]])
+        gram = stacked @ stacked.T
         n_rows, delta = stacked.shape[0], 0.0
         if n_rows >= self._buffer.shape[0]:
-            delta, n_rows = fd_shrink(stacked, n_rows, self.sketch_size)
-        buffer = np.zeros_like(self._buffer)
-        buffer[:n_rows] = stacked[:n_rows]
-        self._buffer, self._n_filled = buffer, n_rows
+            delta, n_rows = fd_shrink(stacked, gram, n_rows, self.sketch_size)
+        self._buffer = np.zeros_like(self._buffer)
+        self._buffer[:n_rows] = stacked[:n_rows]
+        self._gram = np.zeros_like(self._gram)
+        self._gram[:n_rows, :n_rows] = gram[:n_rows, :n_rows]
+        self._n_filled = n_rows
         self.shrinkage_ += other.shrinkage_ + delta
         self.n_samples_seen_ += other.n_samples_seen_
         return self

@@ -1,0 +1,86 @@
+"""Loss functions of a linear prediction ``p = w^T x`` and a target ``y``.
+
+Each loss is a small spec: its value, its derivative in ``p`` (the gradient is
+``l'(p, y) x``) and its *curvature constant*: the largest ``sigma`` such that
+SON's Assumption 2,
+
+    l(b) >= l(a) + l'(a) (b - a) + sigma / 2 * (l'(a) (b - a))^2,
+
+holds for all predictions ``|a|, |b| <= bound``. The curvature is what
+``SketchedOnlineNewton(sigma="auto")`` uses to weight the sketched gradients.
+Classification losses take ``y`` in {-1, +1}.
+
+The registry :data:`LOSSES` maps the names accepted by the estimators'
+``loss`` parameter (scikit-learn's names) to the specs.
+"""
+
+import numpy as np
+
+from ._kernels import _losses
+
+
+class Loss:
+    """A loss spec: value, derivative and curvature constant.
+
+    Parameters
+    ----------
+    name : str
+        The name used by the estimators' ``loss`` parameter.
+    code : int
+        Private code the compiled kernels switch on.
+    task : {'classification', 'regression', 'both'}
+        Which estimator accepts it.
+    probabilistic : bool
+        Whether ``1 / (1 + exp(-p))`` is a probability (``predict_proba``).
+    """
+
+    def __init__(self, name, code, task, probabilistic=False):
+        self.name = name
+        self.code = code
+        self.task = task
+        self.probabilistic = probabilistic
+
+    def __repr__(self):
+        return f"Loss({self.name!r})"
+
+    def __call__(self, p, y, epsilon=0.1):
+        """Loss values ``l(p, y)``, elementwise over arrays."""
+        p, y = np.broadcast_arrays(np.asarray(p, float), np.asarray(y, float))
+        return _losses.loss_values(self.code, p.ravel(), y.ravel(), epsilon).reshape(p.shape)
+
+    def derivative(self, p, y, epsilon=0.1):
+        """Derivatives ``dl/dp`` (0 at a kink), elementwise over arrays."""
+        p, y = np.broadcast_arrays(np.asarray(p, float), np.asarray(y, float))
+        return _losses.loss_derivatives(self.code, p.ravel(), y.ravel(), epsilon).reshape(p.shape)
+
+    def curvature(self, bound):
+        """SON's Assumption-2 constant ``sigma`` for predictions in ``[-bound, bound]``.
+
+        Squared error: ``l'' / max l'^2 = 1 / (2 (bound + Y)^2)`` for targets
+        within ``Y = max(bound, 1)``, which is SON's ``1 / (8 C^2)`` for
+        ``C >= 1``. Log loss: ``min l'' / max l'^2 = exp(-bound)``. Hinge,
+        squared hinge, absolute and epsilon-insensitive losses: 0 (no
+        curvature guarantee).
+        """
+        if self.code == _losses.SQUARED_ERROR:
+            return 1.0 / (2.0 * (bound + max(bound, 1.0)) ** 2)
+        if self.code == _losses.LOG_LOSS:
+            return float(np.exp(-bound))
+        return 0.0
+
+
+LOSSES = {
+    loss.name: loss
+    for loss in [
+        Loss("hinge", _losses.HINGE, "classification"),
+        Loss("squared_hinge", _losses.SQUARED_HINGE, "classification"),
+        Loss("log_loss", _losses.LOG_LOSS, "classification", probabilistic=True),
+        Loss("squared_error", _losses.SQUARED_ERROR, "both"),
+        Loss("absolute_error", _losses.ABSOLUTE_ERROR, "regression"),
+        Loss("epsilon_insensitive", _losses.EPSILON_INSENSITIVE, "regression"),
+    ]
+}
+"""Loss specs by name; ``task`` says which estimator accepts each."""
+
+CLASSIFICATION_LOSSES = [name for name, loss in LOSSES.items() if loss.task != "regression"]
+REGRESSION_LOSSES = [name for name, loss in LOSSES.items() if loss.task != "classification"]

@@ -1,0 +1,67 @@
+"""Losses: values against closed forms, derivatives against finite differences,
+and curvature constants against SON's Assumption 2 on a grid."""
+
+import numpy as np
+import pytest
+
+from sklearn_sketchlearn.losses import LOSSES
+
+P = np.linspace(-3, 3, 601)
+CLOSED_FORMS = {
+    "hinge": lambda p, y: np.maximum(0, 1 - y * p),
+    "squared_hinge": lambda p, y: np.maximum(0, 1 - y * p) ** 2,
+    "log_loss": lambda p, y: np.log(1 + np.exp(-y * p)),
+    "squared_error": lambda p, y: (p - y) ** 2,
+    "absolute_error": lambda p, y: np.abs(p - y),
+    "epsilon_insensitive": lambda p, y: np.maximum(0, np.abs(p - y) - 0.1),
+}
+TARGETS = {"classification": [-1.0, 1.0], "regression": [-0.7, 0.0, 2.3], "both": [-1.0, 1.0, 0.4]}
+
+
+@pytest.mark.parametrize("name", list(LOSSES))
+def test_values_match_closed_forms(name):
+    loss = LOSSES[name]
+    for y in TARGETS[loss.task]:
+        np.testing.assert_allclose(loss(P, y), CLOSED_FORMS[name](P, y), rtol=1e-12, atol=1e-15)
+
+
+def test_log_loss_is_stable_at_large_margins():
+    loss = LOSSES["log_loss"]
+    np.testing.assert_allclose(loss([800.0, -800.0], [1.0, 1.0]), [0.0, 800.0], atol=1e-300)
+    np.testing.assert_allclose(loss.derivative([800.0, -800.0], [1.0, 1.0]), [-0.0, -1.0])
+
+
+@pytest.mark.parametrize("name", list(LOSSES))
+def test_derivatives_match_finite_differences(name):
+    loss, h = LOSSES[name], 1e-6
+    for y in TARGETS[loss.task]:
+        numerical = (loss(P + h, y) - loss(P - h, y)) / (2 * h)
+        # away from kinks (margin 1, residual 0 or +-epsilon) the loss is smooth
+        kinks = np.concatenate([[1 / y] if y else [], [y, y - 0.1, y + 0.1]])
+        smooth = np.min(np.abs(P[:, None] - kinks[None, :]), axis=1) > 10 * h
+        np.testing.assert_allclose(loss.derivative(P, y)[smooth], numerical[smooth],
+                                   rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("name", list(LOSSES))
+@pytest.mark.parametrize("bound", [0.5, 1.0, 3.0])
+def test_curvature_satisfies_son_assumption_2(name, bound):
+    # l(b) >= l(a) + l'(a)(b - a) + sigma/2 (l'(a)(b - a))^2 for |a|, |b| <= bound
+    loss = LOSSES[name]
+    sigma = loss.curvature(bound)
+    grid = np.linspace(-bound, bound, 121)
+    a, b = np.meshgrid(grid, grid, indexing="ij")
+    targets = TARGETS[loss.task] if loss.task != "both" else [-max(bound, 1), 0.3, max(bound, 1)]
+    ratios = []
+    for y in targets:
+        slope = loss.derivative(a, y)
+        remainder = loss(b, y) - loss(a, y) - slope * (b - a)
+        curvature_term = 0.5 * (slope * (b - a)) ** 2
+        assert np.all(remainder >= sigma * curvature_term - 1e-12)
+        active = curvature_term > 1e-9
+        ratios.append(np.min(remainder[active] / curvature_term[active]))
+    if name == "squared_error":
+        # the constant is the best possible: attained at |a - y| = bound + max(bound, 1)
+        assert min(ratios) == pytest.approx(sigma, rel=1e-6)
+    if name == "log_loss":
+        assert sigma > 0
