@@ -12,13 +12,27 @@ from ._jit import jit
 
 @jit
 def load_row(i, X, data, indices, indptr, is_sparse, out):
-    """Write row ``i`` of the chunk into the dense vector ``out``.
+    """Write row ``i`` of the chunk into the leading entries of ``out``.
 
-    Duplicate CSR entries are summed, as scipy does when it densifies.
+    Entries of ``out`` past the row's features are zeroed for CSR rows and left
+    alone for dense ones. Duplicate CSR entries are summed, as scipy does when
+    it densifies.
     """
     if is_sparse:
         out[:] = 0.0
         for p in range(indptr[i], indptr[i + 1]):
             out[indices[p]] += data[p]
     else:
-        out[:] = X[i]
+        out[: X.shape[1]] = X[i]
+
+
+@jit
+def load_example(i, X, data, indices, indptr, is_sparse, fit_intercept, out):
+    """Row ``i`` of the chunk, with a trailing constant 1 if ``fit_intercept``.
+
+    The learners fit the intercept as the weight of that constant feature, so
+    it lives in the same (preconditioned) geometry as the other weights.
+    """
+    load_row(i, X, data, indices, indptr, is_sparse, out)
+    if fit_intercept:
+        out[out.shape[0] - 1] = 1.0

@@ -34,6 +34,13 @@ from ._jit import jit
 from ._random import gaussian_vector
 from ._rows import load_row
 
+# Sketch kinds the learners' kernels switch on (private codes).
+NO_SKETCH = 0
+FREQUENT_DIRECTIONS = 1
+OJA = 2
+RANDOM_PROJECTION = 3
+EXACT = 4
+
 
 @jit
 def fd_insert(buffer, gram, n_filled, row, products, norm2):

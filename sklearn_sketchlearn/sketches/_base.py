@@ -14,6 +14,7 @@ from sklearn.base import (
 )
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.extmath import safe_sparse_dot
+from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._kernels._lowrank import lowrank_apply, spectral_correction
@@ -24,9 +25,27 @@ class BaseSketch(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
     """Base class of the streaming matrix sketches.
 
     A sketch summarises the rows ``a_1, a_2, ...`` it has seen by an estimate of
-    their Gram matrix ``A^T A = sum_t a_t a_t^T``. Subclasses keep the state and
-    implement :meth:`_initialize`, :meth:`_update` and :meth:`_factor`; the
-    estimate is always ``rho I + S^T S`` for a small factor ``S``.
+    their Gram matrix ``A^T A = sum_t a_t a_t^T``; the estimate is always
+    ``rho I + S^T S`` for a small factor ``S``.
+
+    The state is a dict of arrays, allocated by :meth:`_kernel_state`, which is
+    exactly what an online learner's kernel keeps for the same sketch:
+
+    ``rows`` (capacity x d)
+        FD buffer, Oja's orthonormal directions, or the RP matrix ``S``.
+    ``gram`` (capacity x capacity)
+        ``rows @ rows.T`` for Frequent Directions.
+    ``eigenvalues`` (capacity,)
+        Oja's ``Lambda``.
+    ``dense`` (d x d)
+        The exact Gram matrix (exact sketch only).
+    ``counts`` (int64, 2)
+        FD rows in use, Oja's ``t`` or the RP counter; the RP seed.
+    ``floats`` (1,)
+        FD's total shrink.
+
+    Subclasses set ``_kind`` (the kernels' private code) and implement
+    :meth:`_update` and :meth:`_factor`.
     """
 
     _parameter_constraints: dict = {
@@ -77,7 +96,7 @@ class BaseSketch(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         if first_call:
             self._check_n_features(X_checked.shape[1])
             record_features(self, X)
-            self._initialize(X_checked.shape[1])
+            self._state = self._kernel_state(X_checked.shape[1], self._random_state())
             self.n_samples_seen_ = 0
         self._update(X_checked)
         self.n_samples_seen_ += X_checked.shape[0]
@@ -86,9 +105,28 @@ class BaseSketch(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
     def _check_n_features(self, n_features):
         """Raise if the sketch cannot be built on ``n_features`` columns."""
 
-    @abstractmethod
-    def _initialize(self, n_features):
-        """Allocate the empty state for ``n_features`` columns."""
+    def _random_state(self):
+        return check_random_state(getattr(self, "random_state", None))
+
+    def _kernel_capacity(self, n_features):
+        """Number of rows of the state's ``rows``."""
+        return self.sketch_size
+
+    def _kernel_state(self, n_features, random_state):
+        """The empty state of this sketch over ``n_features`` columns."""
+        capacity = self._kernel_capacity(n_features)
+        return {
+            "rows": np.zeros((capacity, n_features)),
+            "gram": np.zeros((capacity, capacity)),
+            "eigenvalues": np.zeros(capacity),
+            "dense": np.zeros((0, 0)),
+            "counts": np.zeros(2, dtype=np.int64),
+            "floats": np.zeros(1),
+        }
+
+    def _kernel_params(self):
+        """``(kind, rank, regularized, oja_eta0, oja_constant)`` for the kernels."""
+        return (self._kind, self.sketch_size, 0, 1.0, False)
 
     @abstractmethod
     def _update(self, X):

@@ -4,6 +4,7 @@ import numpy as np
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted
 
+from .._kernels._sketch_updates import EXACT
 from ._base import BaseSketch
 
 
@@ -55,14 +56,24 @@ class ExactSketch(BaseSketch):
     def _n_factor_rows(self):
         return self.n_features_in_
 
-    def _initialize(self, n_features):
-        self._gram = np.zeros((n_features, n_features))
+    _kind = EXACT
+
+    def _kernel_capacity(self, n_features):
+        return 0
+
+    def _kernel_state(self, n_features, random_state):
+        state = super()._kernel_state(n_features, random_state)
+        state["dense"] = np.zeros((n_features, n_features))
+        return state
+
+    def _kernel_params(self):
+        return (self._kind, 0, 0, 1.0, False)
 
     def _update(self, X):
-        self._gram += safe_sparse_dot(X.T, X, dense_output=True)
+        self._state["dense"] += safe_sparse_dot(X.T, X, dense_output=True)
 
     def _factor(self):
-        eigenvalues, eigenvectors = np.linalg.eigh(self._gram)
+        eigenvalues, eigenvectors = np.linalg.eigh(self._state["dense"])
         return np.sqrt(np.clip(eigenvalues, 0.0, None))[:, np.newaxis] * eigenvectors.T, 0.0
 
     def get_gram(self):
@@ -74,7 +85,7 @@ class ExactSketch(BaseSketch):
             A copy of the accumulated ``A^T A``.
         """
         check_is_fitted(self)
-        return self._gram.copy()
+        return self._state["dense"].copy()
 
     def merge(self, other):
         """Add the Gram matrix of another fitted exact sketch to this one.
@@ -91,6 +102,6 @@ class ExactSketch(BaseSketch):
             This sketch, now summarising both streams.
         """
         self._check_mergeable(other)
-        self._gram = self._gram + other._gram
+        self._state["dense"] = self._state["dense"] + other._state["dense"]
         self.n_samples_seen_ += other.n_samples_seen_
         return self

@@ -5,7 +5,7 @@ from numbers import Real
 import numpy as np
 from sklearn.utils._param_validation import Interval
 
-from .._kernels._sketch_updates import fd_partial_fit, fd_shrink
+from .._kernels._sketch_updates import FREQUENT_DIRECTIONS, fd_partial_fit, fd_shrink
 from .._validation import row_arrays
 from ._base import BaseSketch
 
@@ -99,24 +99,26 @@ class FrequentDirections(BaseSketch):
         self.sketch_size = sketch_size
         self.fast = fast
 
+    _kind = FREQUENT_DIRECTIONS
+
     @property
     def _n_factor_rows(self):
         return 2 * self.sketch_size if self.fast else self.sketch_size
 
-    def _initialize(self, n_features):
-        self._buffer = np.zeros((self._n_factor_rows, n_features))
-        self._gram = np.zeros((self._n_factor_rows, self._n_factor_rows))
-        self._n_filled = 0
-        self.shrinkage_ = 0.0
+    def _kernel_capacity(self, n_features):
+        return self._n_factor_rows
 
     def _update(self, X):
-        self._n_filled, shrinkage = fd_partial_fit(
-            self._buffer, self._gram, self._n_filled, self.sketch_size, *row_arrays(X)
+        state = self._state
+        n_filled, shrinkage = fd_partial_fit(
+            state["rows"], state["gram"], state["counts"][0], self.sketch_size, *row_arrays(X)
         )
-        self.shrinkage_ += shrinkage
+        state["counts"][0] = n_filled
+        state["floats"][0] += shrinkage
+        self.shrinkage_ = float(state["floats"][0])
 
     def _factor(self):
-        return self._buffer[: self._n_filled], 0.0
+        return self._state["rows"][: self._state["counts"][0]], 0.0
 
     def merge(self, other):
         """Fold another fitted sketch of the same kind and size into this one.
@@ -139,14 +141,15 @@ class FrequentDirections(BaseSketch):
         stacked = np.vstack([self._factor()[0], other._factor()[0]])
         gram = stacked @ stacked.T
         n_rows, delta = stacked.shape[0], 0.0
-        if n_rows >= self._buffer.shape[0]:
+        if n_rows >= self._n_factor_rows:
             delta, n_rows = fd_shrink(stacked, gram, n_rows, self.sketch_size)
-        self._buffer = np.zeros_like(self._buffer)
-        self._buffer[:n_rows] = stacked[:n_rows]
-        self._gram = np.zeros_like(self._gram)
-        self._gram[:n_rows, :n_rows] = gram[:n_rows, :n_rows]
-        self._n_filled = n_rows
-        self.shrinkage_ += other.shrinkage_ + delta
+        state = self._kernel_state(self.n_features_in_, None)
+        state["rows"][:n_rows] = stacked[:n_rows]
+        state["gram"][:n_rows, :n_rows] = gram[:n_rows, :n_rows]
+        state["counts"][0] = n_rows
+        state["floats"][0] = self.shrinkage_ + other.shrinkage_ + delta
+        self._state = state
+        self.shrinkage_ = float(state["floats"][0])
         self.n_samples_seen_ += other.n_samples_seen_
         return self
 
@@ -234,16 +237,15 @@ class RegularizedFrequentDirections(FrequentDirections):
         super().__init__(sketch_size=sketch_size, fast=fast)
         self.alpha0 = alpha0
 
-    def _initialize(self, n_features):
-        super()._initialize(n_features)
-        self.alpha_ = float(self.alpha0)
+    def _kernel_params(self):
+        return (self._kind, self.sketch_size, 1, 1.0, False)
 
     def _update(self, X):
         super()._update(X)
         self.alpha_ = self.alpha0 + self.shrinkage_ / 2
 
     def _factor(self):
-        return self._buffer[: self._n_filled], self.shrinkage_ / 2
+        return super()._factor()[0], self.shrinkage_ / 2
 
     def merge(self, other):
         """Fold another fitted sketch of the same kind and size into this one.

@@ -3,10 +3,9 @@
 from numbers import Real
 
 import numpy as np
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .._kernels._sketch_updates import oja_partial_fit, orthonormalize_rows
+from .._kernels._sketch_updates import OJA, oja_partial_fit, orthonormalize_rows
 from .._validation import row_arrays
 from ._base import BaseSketch
 
@@ -106,23 +105,26 @@ class OjaSketch(BaseSketch):
                 f"n_features={n_features}."
             )
 
-    def _initialize(self, n_features):
-        rng = check_random_state(self.random_state)
-        directions = rng.standard_normal((self.sketch_size, n_features))
+    _kind = OJA
+
+    def _kernel_state(self, n_features, random_state):
+        state = super()._kernel_state(n_features, random_state)
+        directions = random_state.standard_normal((self.sketch_size, n_features))
         orthonormalize_rows(directions)
-        self._directions = directions
-        self._eigenvalues = np.zeros(self.sketch_size)
+        state["rows"] = directions
+        return state
+
+    def _kernel_params(self):
+        return (self._kind, self.sketch_size, 0, float(self.eta0), self.learning_rate == "constant")
 
     def _update(self, X):
-        oja_partial_fit(
-            self._directions,
-            self._eigenvalues,
-            self.n_samples_seen_,
-            float(self.eta0),
-            self.learning_rate == "constant",
-            *row_arrays(X),
+        state = self._state
+        state["counts"][0] = oja_partial_fit(
+            state["rows"], state["eigenvalues"], state["counts"][0],
+            *self._kernel_params()[3:], *row_arrays(X)
         )
 
     def _factor(self):
-        scale = np.sqrt(self.n_samples_seen_ * self._eigenvalues)
-        return scale[:, np.newaxis] * self._directions, 0.0
+        state = self._state
+        scale = np.sqrt(state["counts"][0] * state["eigenvalues"])
+        return scale[:, np.newaxis] * state["rows"], 0.0

@@ -1,9 +1,8 @@
 """Gaussian random-projection sketch."""
 
 import numpy as np
-from sklearn.utils import check_random_state
 
-from .._kernels._sketch_updates import rp_partial_fit
+from .._kernels._sketch_updates import RANDOM_PROJECTION, rp_partial_fit
 from .._validation import row_arrays
 from ._base import BaseSketch
 
@@ -83,17 +82,25 @@ class RandomProjectionSketch(BaseSketch):
         self.sketch_size = sketch_size
         self.random_state = random_state
 
-    def _initialize(self, n_features):
-        rng = check_random_state(self.random_state)
-        seed = rng.randint(np.iinfo(np.int64).max, dtype=np.int64)
-        self._seeds = np.array([seed], dtype=np.uint64)
-        self._projection = np.zeros((self.sketch_size, n_features))
+    _kind = RANDOM_PROJECTION
+
+    def _kernel_state(self, n_features, random_state):
+        state = super()._kernel_state(n_features, random_state)
+        state["counts"][1] = random_state.randint(np.iinfo(np.int64).max, dtype=np.int64)
+        return state
 
     def _update(self, X):
-        rp_partial_fit(self._projection, self._seeds[0], self.n_samples_seen_, *row_arrays(X))
+        state = self._state
+        state["counts"][0] = rp_partial_fit(
+            state["rows"], np.uint64(state["counts"][1]), state["counts"][0], *row_arrays(X)
+        )
 
     def _factor(self):
-        return self._projection, 0.0
+        return self._state["rows"], 0.0
+
+    def _seeds(self):
+        """Seeds of every projection summed into this one."""
+        return getattr(self, "_merged_seeds", self._state["counts"][1:2])
 
     def merge(self, other):
         """Add another fitted projection of the same size to this one.
@@ -110,12 +117,12 @@ class RandomProjectionSketch(BaseSketch):
             This sketch, now summarising both streams.
         """
         self._check_mergeable(other)
-        if np.intersect1d(self._seeds, other._seeds).size:
+        if np.intersect1d(self._seeds(), other._seeds()).size:
             raise ValueError(
                 "Cannot merge random projections drawn from the same seed: the "
                 "sum would be biased. Fit them with different random_state."
             )
-        self._projection = self._projection + other._projection
-        self._seeds = np.concatenate([self._seeds, other._seeds])
+        self._merged_seeds = np.concatenate([self._seeds(), other._seeds()])
+        self._state["rows"] = self._state["rows"] + other._state["rows"]
         self.n_samples_seen_ += other.n_samples_seen_
         return self

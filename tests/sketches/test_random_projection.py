@@ -13,8 +13,8 @@ from ..reference.sketches import random_projection
 def test_kernel_matches_reference():
     A = make_stream("gaussian", n_samples=50, n_features=12)
     sketch = RandomProjectionSketch(4, random_state=3).fit(A)
-    S = random_projection(A, 4, sketch._seeds[0])
-    np.testing.assert_allclose(sketch._projection, S, rtol=1e-12, atol=1e-12)
+    S = random_projection(A, 4, sketch._state["counts"][1])
+    np.testing.assert_allclose(sketch._state["rows"], S, rtol=1e-12, atol=1e-12)
 
 
 def test_gram_is_unbiased_over_seeds():
@@ -38,9 +38,9 @@ def test_merge_adds_independent_projections():
     A2 = make_stream("gaussian", n_samples=20, n_features=8, seed=2)
     left = RandomProjectionSketch(4, random_state=0).fit(A1)
     right = RandomProjectionSketch(4, random_state=1).fit(A2)
-    expected = left._projection + right._projection
+    expected = left._state["rows"] + right._state["rows"]
     left.merge(right)
-    np.testing.assert_array_equal(left._projection, expected)
+    np.testing.assert_array_equal(left._state["rows"], expected)
     assert left.n_samples_seen_ == 50
     with pytest.raises(ValueError, match="same seed"):
         left.merge(RandomProjectionSketch(4, random_state=1).fit(A1))
