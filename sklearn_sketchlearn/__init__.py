@@ -1,8 +1,12 @@
 """sklearn-sketchlearn: sketched second-order online learners for scikit-learn.
 
-The sketches live in :mod:`sklearn_sketchlearn.sketches`.
+:class:`SketchedOnlineClassifier` and :class:`SketchedOnlineRegressor` pair an
+update rule (:mod:`sklearn_sketchlearn.update_rules`) with a matrix sketch
+(:mod:`sklearn_sketchlearn.sketches`).
 """
+
+from ._estimators import SketchedOnlineClassifier, SketchedOnlineRegressor
 
 __version__ = "0.1.0.dev0"
 
-__all__ = ["__version__"]
+__all__ = ["SketchedOnlineClassifier", "SketchedOnlineRegressor", "__version__"]

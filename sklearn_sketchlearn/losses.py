@@ -84,3 +84,24 @@ LOSSES = {
 
 CLASSIFICATION_LOSSES = [name for name, loss in LOSSES.items() if loss.task != "regression"]
 REGRESSION_LOSSES = [name for name, loss in LOSSES.items() if loss.task != "classification"]
+
+
+def multiclass_hinge(scores, labels):
+    """Crammer-Singer multi-class hinge ``max(0, 1 + max_{c != y} s_c - s_y)``.
+
+    Parameters
+    ----------
+    scores : ndarray of shape (n_classes, n_samples)
+        Scores of each class.
+    labels : ndarray of shape (n_samples,)
+        Index of the true class of each sample.
+
+    Returns
+    -------
+    losses : ndarray of shape (n_samples,)
+    """
+    columns = np.arange(scores.shape[1])
+    true = scores[labels, columns]
+    others = scores.copy()
+    others[labels, columns] = -np.inf
+    return np.maximum(0.0, 1.0 + others.max(axis=0) - true)

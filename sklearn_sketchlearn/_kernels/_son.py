@@ -2,33 +2,44 @@
 
 Symbols of the papers and the names used here:
 
-==========================  ================================================
-paper                       here
-==========================  ================================================
-``u_t`` (pre-projection)    ``weights`` (updated in place)
-``w_t`` (projected)         ``weights`` after the projection step
-``alpha``                   ``alpha``; with RFD ``alpha + shrinkage / 2``
-``C``                       ``bound`` (``inf`` disables the projection)
-``sigma_t``, ``eta_t``      ``sigma``, ``eta0 * t^-power_t``
-``g_hat`` (to-sketch)       ``sqrt(sigma + eta_t) * g``, kept as ``ghat``
-``S`` (m x d)               ``rows`` (FD buffer, Oja ``V``, RP ``S``)
-``H = (alpha I + S S^T)^-1``  ``inverse`` (FD and RP)
-``Lambda``, ``t`` (Oja)     ``eigenvalues``, ``counts[0]``
-``A^{-1}`` (FULL-ON)        ``dense``
-``D_t`` (Section 5.2)       ``scale``
-==========================  ================================================
+==============================  ============================================
+paper                           here
+==============================  ============================================
+``u_t`` (pre-projection)        ``weights`` (updated in place)
+``w_t`` (projected)             ``weights`` after the projection step
+``alpha``                       ``alpha``; with RFD ``alpha + shrinkage / 2``
+``C``                           ``bound`` (``inf`` disables the projection)
+``sigma_t``, ``eta_t``          ``sigma``, ``eta0 * t^-power_t``
+``g_hat`` (to-sketch vector)    ``c * x`` with ``c = sqrt(sigma + eta_t) l'``
+``S`` (m x d)                   ``rows`` (FD buffer, Oja ``V``, RP ``S``)
+``H = (alpha I + S S^T)^{-1}``  applied through ``cholesky``, the factor of
+                                ``alpha I + S S^T`` (FD and RP)
+``Lambda``, ``t`` (Oja)         ``eigenvalues``, ``counts[0]``
+``A`` (FULL-ON)                 ``dense``, the Cholesky factor of ``A``
+``D_t`` (Section 5.2)           ``scale``
+==============================  ============================================
 
 Per example: project the weights onto ``{w : |w^T x| <= C}`` in the norm of
 ``A = alpha I + S^T S`` (Lemma 1), predict, sketch ``g_hat``, then take the
 Newton step ``u <- w - A^{-1} g`` with the updated sketch. ``A^{-1}`` is never
-formed: ``A^{-1} v = (v - S^T H S v) / alpha`` by Woodbury, and each sketch
-keeps its ``H`` the way SON's ``SketchUpdate`` does (Algorithms 2, 3 and 6).
+formed: ``A^{-1} v = (v - S^T H S v) / alpha`` by Woodbury, where SON's
+``SketchUpdate`` (Algorithms 2, 3 and 6) keeps ``H``. FD and RP keep the
+Cholesky factor of ``H^{-1} = alpha I + S S^T`` instead of ``H`` (see
+``_cholesky``): FD borders it at each insertion and resets it to a diagonal at
+each shrink, RP refactors it from its exactly updated Gram matrix. Oja's ``H``
+is diagonal.
 """
 
 import numpy as np
 
+from ._cholesky import (
+    cholesky_border,
+    cholesky_factor,
+    cholesky_rank_one_update,
+    cholesky_solve,
+)
 from ._jit import jit
-from ._losses import loss_derivative, loss_value
+from ._losses import loss_derivative
 from ._rows import load_example
 from ._sketch_updates import (
     EXACT,
@@ -45,59 +56,27 @@ from ._sketch_updates import (
 
 
 @jit
-def newton_solve(kind, ridge, rows, inverse, eigenvalues, n_rows, n_sketched, v, projected, out):
+def newton_solve(kind, ridge, rows, cholesky, eigenvalues, n_rows, n_sketched, v, projected,
+                 work, out):
     """``out = A^{-1} v`` for ``A = ridge I + S^T S``, given ``projected = rows[:n_rows] v``.
 
-    FD and RP: ``(v - S^T H (S v)) / ridge``. Oja (``S = (t Lambda)^{1/2} V``):
-    ``(v - V^T diag(t Lambda / (ridge + t Lambda)) V v) / ridge``.
+    FD and RP: ``(v - S^T (ridge I + S S^T)^{-1} S v) / ridge``. Oja
+    (``S = (t Lambda)^{1/2} V``): ``(v - V^T diag(t Lambda / (ridge + t Lambda)) V v) / ridge``.
     """
+    if kind == EXACT:
+        cholesky_solve(cholesky, v.shape[0], v, out)
+        return
+    if kind != OJA:
+        cholesky_solve(cholesky, n_rows, projected, work)
     out[:] = v
     for i in range(n_rows):
         if kind == OJA:
             tl = n_sketched * eigenvalues[i]
             coefficient = tl / (ridge + tl) * projected[i]
         else:
-            coefficient = 0.0
-            for j in range(n_rows):
-                coefficient += inverse[i, j] * projected[j]
+            coefficient = work[i]
         out -= coefficient * rows[i]
     out /= ridge
-
-
-@jit
-def border_inverse(inverse, n_rows, products, norm2, ridge):
-    """Extend ``H = (ridge I + K)^{-1}`` by a row of ``K``: the new row has inner
-    products ``products`` with the ``n_rows`` rows in use and squared norm ``norm2``.
-
-    Block inversion; the Schur complement ``ridge + norm2 - c^T H c`` equals
-    ``ridge (1 + g^T A^{-1} g) >= ridge``, so it is clipped there against rounding.
-    """
-    h = inverse[:n_rows, :n_rows] @ products
-    schur = ridge + max(norm2 - np.dot(products, h), 0.0)
-    for i in range(n_rows):
-        for j in range(n_rows):
-            inverse[i, j] += h[i] * h[j] / schur
-        inverse[i, n_rows] = -h[i] / schur
-        inverse[n_rows, i] = -h[i] / schur
-    inverse[n_rows, n_rows] = 1.0 / schur
-
-
-@jit
-def rank_two_update_inverse(inverse, q, r):
-    """``H <- (H^{-1} + q r^T + r q^T)^{-1}`` by Woodbury with ``U = [q r], V = [r q]``."""
-    hq = inverse @ q
-    hr = inverse @ r
-    c11 = 1.0 + np.dot(r, hq)
-    c12 = np.dot(r, hr)
-    c21 = np.dot(q, hq)
-    c22 = 1.0 + np.dot(q, hr)
-    det = c11 * c22 - c12 * c21
-    # H -= [hq hr] C^{-1} [hr hq]^T, with C^{-1} = [[c22, -c12], [-c21, c11]] / det
-    for i in range(inverse.shape[0]):
-        a = (c22 * hq[i] - c21 * hr[i]) / det
-        b = (-c12 * hq[i] + c11 * hr[i]) / det
-        for j in range(inverse.shape[1]):
-            inverse[i, j] -= a * hr[j] + b * hq[j]
 
 
 @jit
@@ -109,7 +88,7 @@ def son_partial_fit(chunk, state, params, decisions):
     chunk : tuple
         ``(X, data, indices, indptr, is_sparse, order, y, sample_weight)``.
     state : tuple
-        ``(weights, rows, gram, inverse, eigenvalues, dense, counts, floats,
+        ``(weights, rows, gram, cholesky, eigenvalues, dense, counts, floats,
         scale)``, modified in place. ``counts[0]`` holds the FD rows in use,
         Oja's ``t`` or the RP counter; ``counts[1]`` the RP seed;
         ``floats[0]`` the FD shrinkage.
@@ -119,14 +98,9 @@ def son_partial_fit(chunk, state, params, decisions):
         t_start)``.
     decisions : ndarray of shape (n_samples,)
         Filled with each example's prediction before it is learned.
-
-    Returns
-    -------
-    loss_sum : float
-        Sample-weighted sum of the progressive losses.
     """
     X, data, indices, indptr, is_sparse, order, y, sample_weight = chunk
-    weights, rows, gram, inverse, eigenvalues, dense, counts, floats, scale = state
+    weights, rows, gram, cholesky, eigenvalues, dense, counts, floats, scale = state
     (kind, rank, regularized, loss_code, epsilon, alpha, bound, sigma,
      eta0, power_t, oja_eta0, oja_constant, fit_intercept, use_scale, t_start) = params
 
@@ -137,9 +111,10 @@ def son_partial_fit(chunk, state, params, decisions):
     ghat = np.empty(n_features)
     solved = np.empty(n_features)
     projected = np.zeros(capacity)
+    work = np.zeros(capacity)
     r = np.zeros(capacity)
     ridge = alpha + regularized * floats[0] / 2.0
-    loss_sum = 0.0
+    factor = dense if kind == EXACT else cholesky
 
     for i in range(order.shape[0]):
         row = order[i]
@@ -157,25 +132,19 @@ def son_partial_fit(chunk, state, params, decisions):
         for j in range(n_rows):
             projected[j] = np.dot(rows[j], x)
 
-        # Projection step (Lemma 1): w = u - tau_C(u^T x) A^{-1} x / (x^T A^{-1} x).
+        # Projection step (Lemma 1): w = u - tau_C(u^T x) A^{-1} x / (x^T A^{-1} x),
+        # after which w^T x = clip(u^T x) exactly.
         z = np.dot(weights, x)
         excess = np.sign(z) * max(abs(z) - bound, 0.0)
-        prediction = z
         if excess != 0.0:
-            if kind == EXACT:
-                solved[:] = dense @ x
-            else:
-                newton_solve(kind, ridge, rows, inverse, eigenvalues, n_rows,
-                             counts[0], x, projected, solved)
-            curvature = np.dot(x, solved)
-            if curvature > 0.0:
-                weights -= (excess / curvature) * solved
-                prediction = z - excess
+            newton_solve(kind, ridge, rows, factor, eigenvalues, n_rows, counts[0], x,
+                         projected, work, solved)
+            weights -= (excess / np.dot(x, solved)) * solved
+        prediction = z - excess
         decisions[i] = prediction
-        loss_sum += weight * loss_value(loss_code, prediction, target, epsilon)
         slope = weight * loss_derivative(loss_code, prediction, target, epsilon)
 
-        # Sketch the to-sketch vector g_hat = sqrt(sigma + eta_t) g, g = slope x.
+        # Sketch the to-sketch vector g_hat = sqrt(sigma + eta_t) g, with g = slope x.
         t = t_start + i + 1
         eta = eta0 * t ** (-power_t) if eta0 > 0.0 else 0.0
         c = np.sqrt(sigma + eta) * slope
@@ -185,16 +154,16 @@ def son_partial_fit(chunk, state, params, decisions):
                 for j in range(n_rows):
                     projected[j] *= c
                 ghat[:] = c * x
-                border_inverse(inverse, n_rows, projected[:n_rows], c * c * squared_norm, ridge)
-                n_rows = fd_insert(rows, gram, n_rows, ghat, projected[:n_rows],
-                                   c * c * squared_norm)
+                norm2 = c * c * squared_norm
+                cholesky_border(cholesky, n_rows, projected, ridge + norm2, ridge)
+                n_rows = fd_insert(rows, gram, n_rows, ghat, projected[:n_rows], norm2)
                 if n_rows == capacity:
                     delta, n_rows = fd_shrink(rows, gram, n_rows, rank)
                     floats[0] += delta
                     ridge = alpha + regularized * floats[0] / 2.0
-                    inverse[:] = 0.0
+                    cholesky[:] = 0.0
                     for j in range(n_rows):
-                        inverse[j, j] = 1.0 / (ridge + gram[j, j])
+                        cholesky[j, j] = np.sqrt(ridge + gram[j, j])
                 counts[0] = n_rows
                 for j in range(n_rows):
                     projected[j] = np.dot(rows[j], x)
@@ -214,29 +183,30 @@ def son_partial_fit(chunk, state, params, decisions):
                 # S_new = S + r g_hat^T, so S_new S_new^T = S S^T + q r^T + r q^T
                 # with q = S g_hat + |g_hat|^2 / 2 r (SON, Section 3).
                 gg = c * c * squared_norm
-                q = c * projected + 0.5 * gg * r
                 for j in range(n_rows):
+                    q = c * projected[j] + 0.5 * gg * r[j]
+                    for k in range(n_rows):
+                        gram[j, k] += q * r[k]
+                        gram[k, j] += q * r[k]
                     rows[j] += (r[j] * c) * x
+                for j in range(n_rows):
                     projected[j] += r[j] * c * squared_norm
-                rank_two_update_inverse(inverse, q, r)
+                    gram[j, j] += ridge
+                cholesky_factor(gram, n_rows, cholesky)
+                for j in range(n_rows):
+                    gram[j, j] -= ridge
         elif kind == EXACT:
             if c != 0.0:
-                solved[:] = dense @ x
-                denominator = 1.0 + c * c * np.dot(x, solved)
-                for j in range(n_features):
-                    for k in range(n_features):
-                        dense[j, k] -= c * c * solved[j] * solved[k] / denominator
+                ghat[:] = c * x
+                cholesky_rank_one_update(dense, ghat)
 
         # Newton step u = w - A^{-1} g with the updated sketch.
         if slope != 0.0:
-            if kind == EXACT:
-                solved[:] = dense @ x
-            elif kind == NO_SKETCH:
+            if kind == NO_SKETCH:
                 solved[:] = x / ridge
             else:
-                newton_solve(kind, ridge, rows, inverse, eigenvalues, n_rows,
-                             counts[0], x, projected, solved)
+                newton_solve(kind, ridge, rows, factor, eigenvalues, n_rows, counts[0], x,
+                             projected, work, solved)
             weights -= slope * solved
         if use_scale:
             scale += (slope * raw) ** 2
-    return loss_sum

@@ -8,13 +8,30 @@ vector. The update rules of :mod:`sklearn_sketchlearn.update_rules` precondition
 their gradients through these sketches.
 """
 
+from functools import partial
+
 from ._base import BaseSketch
 from ._exact import ExactSketch
 from ._frequent_directions import FrequentDirections, RegularizedFrequentDirections
 from ._oja import OjaSketch
 from ._random_projection import RandomProjectionSketch
 
+SKETCHES = {
+    "fd": partial(FrequentDirections, fast=False),
+    "fast_fd": partial(FrequentDirections, fast=True),
+    "rfd": partial(RegularizedFrequentDirections, fast=False),
+    "fast_rfd": partial(RegularizedFrequentDirections, fast=True),
+    "oja": OjaSketch,
+    "rp": RandomProjectionSketch,
+    "exact": ExactSketch,
+}
+"""The online learners' sketch shortcuts: factories of default sketches.
+
+``"fd"`` and ``"rfd"`` are the papers' row-by-row algorithms, ``"fast_fd"`` and
+``"fast_rfd"`` the doubling (2m-row) ones."""
+
 __all__ = [
+    "SKETCHES",
     "BaseSketch",
     "ExactSketch",
     "FrequentDirections",

@@ -1,0 +1,771 @@
+"""The online learners: SketchedOnlineClassifier and SketchedOnlineRegressor.
+
+This layer validates input, encodes labels, splits a multi-class problem into
+one-vs-rest binary problems (or hands it whole to a joint rule), runs epochs,
+and keeps the progressive-validation counters. The learning itself is one
+compiled call per chunk and binary problem, made by the update rule.
+"""
+
+import time
+from numbers import Integral, Real
+
+import numpy as np
+from joblib import Parallel, delayed
+from sklearn.base import BaseEstimator, RegressorMixin, _fit_context, clone, is_classifier
+from sklearn.linear_model._base import LinearClassifierMixin
+from sklearn.utils import check_random_state, compute_class_weight
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.extmath import safe_sparse_dot
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import (
+    _check_sample_weight,
+    check_is_fitted,
+    check_X_y,
+    validate_data,
+)
+
+from ._validation import CHUNK_CHECKS, record_features, row_arrays
+from .losses import CLASSIFICATION_LOSSES, LOSSES, REGRESSION_LOSSES, multiclass_hinge
+from .sketches import SKETCHES, BaseSketch
+from .update_rules import UPDATE_RULES, BaseUpdateRule
+from .update_rules._base import ChunkSettings
+
+MAX_SEED = np.iinfo(np.int32).max
+
+
+class _BaseSketchedOnline(BaseEstimator):
+    """Shared machinery of the two online learners."""
+
+    _parameter_constraints: dict = {
+        "update_rule": [StrOptions(set(UPDATE_RULES)), BaseUpdateRule],
+        "sketch": [StrOptions({"auto", *SKETCHES}), BaseSketch, None],
+        "fit_intercept": ["boolean"],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left"), None],
+        "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
+        "shuffle": ["boolean"],
+        "random_state": ["random_state"],
+        "warm_start": ["boolean"],
+        "n_jobs": [Integral, None],
+        "verbose": ["verbose"],
+    }
+
+    # -- strategies ---------------------------------------------------------
+
+    def _strategies(self):
+        """Fitted copies of the update rule and sketch, and the loss spec.
+
+        The user's objects are cloned, never mutated. Raises for pairings that
+        make no sense, before any state exists.
+        """
+        if isinstance(self.update_rule, str):
+            rule = UPDATE_RULES[self.update_rule]()
+        else:
+            rule = clone(self.update_rule)
+        rule._validate_params()
+        spec = rule._default_sketch if self.sketch == "auto" else self.sketch
+        if spec is None:
+            sketch = None
+        elif isinstance(spec, str):
+            sketch = SKETCHES[spec]()
+        else:
+            sketch = clone(spec)
+        if sketch is not None:
+            sketch._validate_params()
+        loss = LOSSES[self.loss]
+        rule._prepare(sketch, loss, is_classifier(self))
+        return rule, sketch, loss
+
+    def _start(self, X_raw, n_features, rule, sketch, loss, n_problems, n_outputs, random_state):
+        """Commit a new model: record the features and allocate fresh state."""
+        record_features(self, X_raw)
+        self.update_rule_, self.sketch_ = rule, sketch
+        seed_source = getattr(sketch, "random_state", None)
+        rng = check_random_state(seed_source if seed_source is not None else random_state)
+        size = n_features + self.fit_intercept
+        states = [rule._allocate(sketch, size, loss, rng, n_outputs) for _ in range(n_problems)]
+        self._state = {key: np.stack([state[key] for state in states]) for key in states[0]}
+        self._progressive_sums = np.zeros(3)  # weight, weighted loss, weighted mistakes
+        self.t_ = 1
+
+    def _check_warm_start(self, n_features, rule, sketch):
+        same = (
+            n_features == self.n_features_in_
+            and type(rule) is type(self.update_rule_)
+            and rule.get_params() == self.update_rule_.get_params()
+            and type(sketch) is type(self.sketch_)
+            and (sketch is None or sketch.get_params() == self.sketch_.get_params())
+            and self._state["weights"].shape[-1] == n_features + self.fit_intercept
+        )
+        if not same:
+            raise ValueError(
+                "warm_start=True continues the fitted state, which needs the same "
+                "update_rule, sketch, fit_intercept and number of features as the "
+                "previous fit. Use warm_start=False to start over."
+            )
+
+    # -- learning -----------------------------------------------------------
+
+    def _learn(self, X, targets, weights, sample_weight, labels, *, n_epochs, rng):
+        """Run ``n_epochs`` passes over a validated chunk (shuffled when ``rng``).
+
+        ``targets`` and ``weights`` have one row per binary problem (or one row
+        for a joint model); ``labels`` are what the progressive metrics compare
+        the predictions with.
+        """
+        if self._state["weights"].shape[-1] != X.shape[1] + self.fit_intercept:
+            raise ValueError("fit_intercept changed since the model was started; call fit.")
+        loss = LOSSES[self.loss]
+        arrays = row_arrays(X)[:5]
+        n_samples = X.shape[0]
+        n_problems = self._state["weights"].shape[0]
+        decisions = np.empty((self._n_decision_rows(), n_samples))
+        best_loss, no_improvement = np.inf, 0
+        start = time.perf_counter()
+        for epoch in range(n_epochs):
+            order = rng.permutation(n_samples) if rng is not None else np.arange(n_samples)
+            settings = ChunkSettings(bool(self.fit_intercept), float(self._epsilon()), self.t_ - 1)
+
+            def run(k):
+                state = {key: value[k] for key, value in self._state.items()}
+                chunk = (*arrays, order, targets[k], weights[k])
+                rows = decisions if self.update_rule_._joint_multiclass else decisions[k]
+                self.update_rule_._partial_fit(chunk, state, self.sketch_, loss, settings, rows)
+
+            if n_problems == 1 or self.n_jobs in (None, 1):
+                for k in range(n_problems):
+                    run(k)
+            else:
+                Parallel(n_jobs=self.n_jobs, require="sharedmem")(
+                    delayed(run)(k) for k in range(n_problems)
+                )
+            self.t_ += n_samples
+            epoch_loss = self._record_progress(decisions, labels[order], sample_weight[order])
+            if self.verbose:
+                self._report(epoch, epoch_loss, time.perf_counter() - start)
+            if self.tol is not None:
+                no_improvement = no_improvement + 1 if epoch_loss > best_loss - self.tol else 0
+                best_loss = min(best_loss, epoch_loss)
+                if no_improvement >= self.n_iter_no_change:
+                    break
+        self.n_iter_ = epoch + 1
+        self._publish_coef()
+
+    def _record_progress(self, decisions, labels, sample_weight):
+        """Add a pass's progressive metrics to the counters; return its mean loss."""
+        losses, mistakes = self._progressive_terms(decisions, labels)
+        total = sample_weight.sum()
+        epoch = np.array([total, sample_weight @ losses, sample_weight @ mistakes])
+        self._progressive_sums += epoch
+        self.progressive_loss_ = self._progressive_sums[1] / self._progressive_sums[0]
+        return epoch[1] / total
+
+    def _report(self, epoch, epoch_loss, elapsed):
+        norm = np.linalg.norm(self.coef_) if hasattr(self, "coef_") else 0.0
+        print(
+            f"-- Epoch {epoch + 1}\nT: {self.t_ - 1}, progressive loss: "
+            f"{self.progressive_loss_:.6f} (this pass {epoch_loss:.6f})"
+            + self._report_extra()
+            + f"\nTotal training time: {elapsed:.2f} seconds. Norm: {norm:.2f}"
+        )
+
+    def _report_extra(self):
+        return ""
+
+    def _publish_coef(self):
+        """Set ``coef_`` and ``intercept_`` from the state, in the original features."""
+        coef = np.vstack(
+            [self.update_rule_._coef({key: value[k] for key, value in self._state.items()})
+             for k in range(self._state["weights"].shape[0])]
+        )
+        if self.fit_intercept:
+            coef, intercept = coef[:, :-1], coef[:, -1]
+        else:
+            intercept = np.zeros(coef.shape[0])
+        self._set_coef(np.ascontiguousarray(coef), intercept)
+
+    def _epsilon(self):
+        return 0.0
+
+    def _check_sample_weight(self, sample_weight, X):
+        sample_weight = _check_sample_weight(
+            sample_weight, X, dtype=np.float64, ensure_non_negative=True
+        )
+        if not np.any(sample_weight > 0):
+            raise ValueError("Sample weights must contain at least one non-zero number.")
+        return sample_weight
+
+    def _validate_Xy(self, X, y, *, first_call, y_numeric):
+        if first_call:
+            return check_X_y(X, y, estimator=self, y_numeric=y_numeric, **CHUNK_CHECKS)
+        return validate_data(self, X, y, reset=False, y_numeric=y_numeric, **CHUNK_CHECKS)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+
+class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
+    """Linear classifier trained online by a sketched second-order update rule.
+
+    Each example is predicted before it is learned (progressive validation),
+    then the update rule takes a step preconditioned through a matrix sketch of
+    the past gradients: Sketched Online Newton (SON, RFD-SON), full-matrix
+    AdaGrad through Frequent Directions (ADA-FD, ADA-FFD), SDROGD, or the
+    first-order baselines. Multi-class problems are split one-vs-rest (one
+    state per class, in parallel with ``n_jobs``), except for rules that model
+    all classes jointly (SDROGD).
+
+    Parameters
+    ----------
+    update_rule : {'son', 'ada_fd', 'sdrogd', 'ogd', 'adagrad'} or update rule, default='son'
+        The update rule, as a shortcut or an object of
+        :mod:`sklearn_sketchlearn.update_rules` (whose hyperparameters then
+        take part in ``get_params``/``set_params``: ``update_rule__alpha``).
+    sketch : {'auto', 'fd', 'fast_fd', 'rfd', 'fast_rfd', 'oja', 'rp', 'exact'}, sketch or None, default='auto'
+        The sketch of the curvature, as a shortcut (see
+        :data:`~sklearn_sketchlearn.sketches.SKETCHES`), an object of
+        :mod:`sklearn_sketchlearn.sketches` (``sketch__sketch_size``), or None
+        for rules that use none. ``'auto'`` takes the rule's default:
+        ``'fast_rfd'`` for SON, ``'fast_fd'`` for ADA-FD and SDROGD, None for
+        the first-order rules.
+    loss : {'squared_hinge', 'hinge', 'log_loss', 'squared_error'}, default='squared_hinge'
+        The loss, on targets in {-1, +1} for each binary problem.
+        ``'squared_error'`` is ``(p - y)^2`` as in the SON and RFD papers.
+    fit_intercept : bool, default=True
+        Whether to fit an intercept, as the weight of a constant feature (so it
+        is preconditioned and sketched like the other weights).
+    max_iter : int, default=5
+        Number of passes (epochs) of :meth:`fit`. Values must be in the range
+        `[1, inf)`. :meth:`partial_fit` makes one pass.
+    tol : float or None, default=None
+        If not None, :meth:`fit` stops when a pass's progressive loss is not
+        below the best one minus ``tol`` for ``n_iter_no_change`` passes.
+    n_iter_no_change : int, default=5
+        Patience of the ``tol`` criterion.
+    shuffle : bool, default=True
+        Whether :meth:`fit` shuffles the examples before each pass.
+        :meth:`partial_fit` always learns in the order given.
+    random_state : int, RandomState instance or None, default=None
+        Shuffling, and the random parts of sketches that have no
+        ``random_state`` of their own. Pass an int for reproducible output
+        across multiple function calls.
+    warm_start : bool, default=False
+        If True, :meth:`fit` continues from the fitted state (weights, sketch,
+        counters) instead of starting over.
+    n_jobs : int or None, default=None
+        Threads for the one-vs-rest problems. Results do not depend on it.
+    verbose : int, default=0
+        Print the progressive metrics after each pass.
+    class_weight : dict, 'balanced' or None, default=None
+        Weights of the classes, multiplying the sample weights; 'balanced' uses
+        ``n_samples / (n_classes * np.bincount(y))`` and is not available in
+        :meth:`partial_fit`.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+        Weights of the features.
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+        Intercepts.
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+    update_rule_ : update rule
+        The fitted copy of the update rule.
+    sketch_ : sketch or None
+        The fitted copy of the sketch spec.
+    t_ : int
+        Number of examples learned, plus one (as in SGDClassifier).
+    n_iter_ : int
+        Passes made by the last call.
+    progressive_loss_ : float
+        Mean loss of the predictions made before learning each example, over
+        all examples so far (weighted by ``sample_weight``; for one-vs-rest the
+        mean over classes).
+    progressive_error_ : float
+        Fraction of those predictions that were wrong.
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Names of features seen during ``fit``. Defined only when `X` has
+        feature names that are all strings.
+
+    See Also
+    --------
+    SketchedOnlineRegressor : The same learners for regression.
+    sklearn.linear_model.SGDClassifier : First-order online learning.
+
+    Notes
+    -----
+    The state is plain arrays, so a model pickled mid-stream and resumed
+    predicts exactly as the uninterrupted one.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from sklearn_sketchlearn import SketchedOnlineClassifier
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> X = StandardScaler().fit_transform(X)
+    >>> clf = SketchedOnlineClassifier(update_rule="son", sketch="fast_rfd")
+    >>> for chunk in np.array_split(np.arange(len(y)), 10):
+    ...     clf = clf.partial_fit(X[chunk], y[chunk], classes=[0, 1])
+    >>> clf.progressive_error_ < 0.1
+    True
+    """
+
+    _parameter_constraints: dict = {
+        **_BaseSketchedOnline._parameter_constraints,
+        "loss": [StrOptions(set(CLASSIFICATION_LOSSES))],
+        "class_weight": [dict, StrOptions({"balanced"}), None],
+    }
+
+    def __init__(
+        self,
+        update_rule="son",
+        *,
+        sketch="auto",
+        loss="squared_hinge",
+        fit_intercept=True,
+        max_iter=5,
+        tol=None,
+        n_iter_no_change=5,
+        shuffle=True,
+        random_state=None,
+        warm_start=False,
+        n_jobs=None,
+        verbose=0,
+        class_weight=None,
+    ):
+        self.update_rule = update_rule
+        self.sketch = sketch
+        self.loss = loss
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.shuffle = shuffle
+        self.random_state = random_state
+        self.warm_start = warm_start
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+        self.class_weight = class_weight
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Fit from scratch: ``max_iter`` shuffled passes over ``(X, y)``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data.
+        y : array-like of shape (n_samples,)
+            Target labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights of the examples.
+
+        Returns
+        -------
+        self : object
+            The fitted classifier.
+        """
+        fitted = hasattr(self, "_state")
+        continuing = self.warm_start and fitted
+        X_checked, y_checked = self._validate_Xy(X, y, first_call=not continuing, y_numeric=False)
+        check_classification_targets(y_checked)
+        classes = self.classes_ if continuing else np.unique(y_checked)
+        labels = self._encode(y_checked, classes)
+        class_weight = compute_class_weight(self.class_weight, classes=classes, y=y_checked)
+        sample_weight = self._check_sample_weight(sample_weight, X_checked)
+        rule, sketch, loss = self._strategies()
+        random_state = check_random_state(self.random_state)
+        if continuing:
+            self._check_warm_start(X_checked.shape[1], rule, sketch)
+        else:
+            self.classes_ = classes
+            self._start(X, X_checked.shape[1], rule, sketch, loss,
+                        *self._problems(classes, rule), random_state)
+        rng = random_state if self.shuffle else None
+        self._learn_labels(X_checked, labels, sample_weight, class_weight,
+                           n_epochs=self.max_iter, rng=rng)
+        return self
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Learn one pass over a chunk, in order, continuing every piece of state.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The chunk.
+        y : array-like of shape (n_samples,)
+            Its labels; all must be in ``classes``.
+        classes : array-like of shape (n_classes,), default=None
+            All the classes the stream can contain. Required on the first
+            call, and ignored (if equal) afterwards.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights of the examples.
+
+        Returns
+        -------
+        self : object
+            The updated classifier.
+        """
+        first_call = not hasattr(self, "_state")
+        if first_call and classes is None:
+            raise ValueError("classes must be passed on the first call to partial_fit.")
+        if self.class_weight == "balanced":
+            raise ValueError(
+                "class_weight 'balanced' is not supported for partial_fit. In order "
+                "to use 'balanced' weights, use compute_class_weight('balanced', "
+                "classes=classes, y=y). In place of y you can use a large enough "
+                "sample of the full training set target to properly estimate the "
+                "class frequency distributions. Pass the resulting weights as the "
+                "class_weight parameter."
+            )
+        unique_classes = None if classes is None else np.unique(classes)
+        if not first_call and unique_classes is not None and not np.array_equal(
+            unique_classes, self.classes_
+        ):
+            raise ValueError(
+                f"`classes={list(classes)}` is not the same as on last call to "
+                f"partial_fit, was: {self.classes_!r}"
+            )
+        X_checked, y_checked = self._validate_Xy(X, y, first_call=first_call, y_numeric=False)
+        check_classification_targets(y_checked)
+        all_classes = unique_classes if first_call else self.classes_
+        if all_classes.size < 2:
+            raise ValueError(f"classes must hold at least two classes, got {all_classes!r}.")
+        labels = self._encode(y_checked, all_classes)
+        class_weight = compute_class_weight(self.class_weight, classes=all_classes, y=y_checked)
+        sample_weight = self._check_sample_weight(sample_weight, X_checked)
+        if first_call:
+            rule, sketch, loss = self._strategies()
+            self.classes_ = all_classes
+            self._start(X, X_checked.shape[1], rule, sketch, loss,
+                        *self._problems(all_classes, rule), check_random_state(self.random_state))
+        self._learn_labels(X_checked, labels, sample_weight, class_weight, n_epochs=1, rng=None)
+        return self
+
+    @staticmethod
+    def _problems(classes, rule):
+        """``(n_problems, n_outputs)``: binary problems and outputs of each."""
+        n_classes = classes.size
+        if n_classes < 2:
+            raise ValueError("The number of classes has to be greater than one; got 1 class")
+        if rule._joint_multiclass:
+            return 1, (1 if n_classes == 2 else n_classes)
+        return (1 if n_classes == 2 else n_classes), 1
+
+    @staticmethod
+    def _encode(y, classes):
+        unknown = ~np.isin(y, classes)
+        if unknown.any():
+            raise ValueError(
+                "classes should include all valid labels that can be in y; "
+                f"got labels {np.unique(y[unknown])!r} not in {classes!r}"
+            )
+        return np.searchsorted(classes, y)
+
+    def _learn_labels(self, X, labels, sample_weight, class_weight, *, n_epochs, rng):
+        """Targets and weights of each binary problem (or of the joint model)."""
+        n_classes = self.classes_.size
+        weighted = sample_weight * class_weight[labels]
+        if self.update_rule_._joint_multiclass:
+            if n_classes == 2:
+                targets = np.where(labels == 1, 1.0, -1.0)[np.newaxis]
+            else:
+                targets = labels.astype(np.float64)[np.newaxis]
+            weights = weighted[np.newaxis]
+        elif n_classes == 2:
+            targets = np.where(labels == 1, 1.0, -1.0)[np.newaxis]
+            weights = weighted[np.newaxis]
+        else:
+            is_positive = labels[np.newaxis] == np.arange(n_classes)[:, np.newaxis]
+            targets = np.where(is_positive, 1.0, -1.0)
+            # one-vs-rest as in SGDClassifier: class weights on the positives only
+            weights = np.where(is_positive, weighted, sample_weight)
+        self._learn(X, np.ascontiguousarray(targets), np.ascontiguousarray(weights),
+                    sample_weight, labels, n_epochs=n_epochs, rng=rng)
+
+    def _n_decision_rows(self):
+        n_classes = self.classes_.size
+        return 1 if n_classes == 2 else n_classes
+
+    def _progressive_terms(self, decisions, labels):
+        n_classes = self.classes_.size
+        if n_classes == 2:
+            signs = np.where(labels == 1, 1.0, -1.0)
+            losses = LOSSES[self.loss](decisions[0], signs)
+            mistakes = (decisions[0] > 0) != (labels == 1)
+        elif self.update_rule_._joint_multiclass:
+            losses = multiclass_hinge(decisions, labels)
+            mistakes = np.argmax(decisions, axis=0) != labels
+        else:
+            signs = np.where(labels[np.newaxis] == np.arange(n_classes)[:, np.newaxis], 1.0, -1.0)
+            losses = LOSSES[self.loss](decisions, signs).mean(axis=0)
+            mistakes = np.argmax(decisions, axis=0) != labels
+        return losses, mistakes.astype(np.float64)
+
+    def _record_progress(self, decisions, labels, sample_weight):
+        epoch_loss = super()._record_progress(decisions, labels, sample_weight)
+        self.progressive_error_ = self._progressive_sums[2] / self._progressive_sums[0]
+        return epoch_loss
+
+    def _report_extra(self):
+        return f", progressive error: {self.progressive_error_:.4f}"
+
+    def _set_coef(self, coef, intercept):
+        self.coef_, self.intercept_ = coef, intercept
+
+    def _check_proba(self):
+        if not LOSSES[self.loss].probabilistic:
+            raise AttributeError(f"probability estimates are not available for loss={self.loss!r}")
+        return True
+
+    @available_if(_check_proba)
+    def predict_proba(self, X):
+        """Probability estimates (log loss only).
+
+        Binary: ``1 / (1 + exp(-decision))``. One-vs-rest: those of each class,
+        normalised to sum to one (as in SGDClassifier).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Input data.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Probability of each class, in the order of ``classes_``.
+        """
+        check_is_fitted(self)
+        return self._predict_proba_lr(X)
+
+    @available_if(_check_proba)
+    def predict_log_proba(self, X):
+        """Log of the probability estimates (log loss only).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Input data.
+
+        Returns
+        -------
+        log_proba : ndarray of shape (n_samples, n_classes)
+            Log-probability of each class, in the order of ``classes_``.
+        """
+        return np.log(self.predict_proba(X))
+
+
+class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
+    """Linear regressor trained online by a sketched second-order update rule.
+
+    The regression counterpart of :class:`SketchedOnlineClassifier`: each
+    example is predicted before it is learned, then the update rule takes a
+    step preconditioned through a matrix sketch of the past gradients.
+
+    Parameters
+    ----------
+    update_rule : {'son', 'ada_fd', 'ogd', 'adagrad'} or update rule, default='son'
+        The update rule (SDROGD is for classification only).
+    sketch : {'auto', 'fd', 'fast_fd', 'rfd', 'fast_rfd', 'oja', 'rp', 'exact'}, sketch or None, default='auto'
+        The sketch of the curvature; ``'auto'`` takes the rule's default.
+    loss : {'squared_error', 'absolute_error', 'epsilon_insensitive'}, default='squared_error'
+        The loss; ``'squared_error'`` is ``(p - y)^2``.
+    epsilon : float, default=0.1
+        Width of the insensitive zone of ``'epsilon_insensitive'``. Values must
+        be in the range `[0.0, inf)`.
+    fit_intercept : bool, default=True
+        Whether to fit an intercept (the weight of a constant feature).
+    max_iter : int, default=5
+        Number of passes of :meth:`fit`. Values must be in the range `[1, inf)`.
+    tol : float or None, default=None
+        If not None, :meth:`fit` stops when a pass's progressive loss is not
+        below the best one minus ``tol`` for ``n_iter_no_change`` passes.
+    n_iter_no_change : int, default=5
+        Patience of the ``tol`` criterion.
+    shuffle : bool, default=True
+        Whether :meth:`fit` shuffles the examples before each pass.
+    random_state : int, RandomState instance or None, default=None
+        Shuffling and the random parts of sketches. Pass an int for
+        reproducible output across multiple function calls.
+    warm_start : bool, default=False
+        If True, :meth:`fit` continues from the fitted state.
+    n_jobs : int or None, default=None
+        Accepted for API symmetry; a regression problem is a single problem.
+    verbose : int, default=0
+        Print the progressive metrics after each pass.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+        Weights of the features.
+    intercept_ : ndarray of shape (1,)
+        The intercept.
+    update_rule_ : update rule
+        The fitted copy of the update rule.
+    sketch_ : sketch or None
+        The fitted copy of the sketch spec.
+    t_ : int
+        Number of examples learned, plus one.
+    n_iter_ : int
+        Passes made by the last call.
+    progressive_loss_ : float
+        Mean loss of the predictions made before learning each example.
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Names of features seen during ``fit``. Defined only when `X` has
+        feature names that are all strings.
+
+    See Also
+    --------
+    SketchedOnlineClassifier : The same learners for classification.
+    sklearn.linear_model.SGDRegressor : First-order online regression.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_regression
+    >>> from sklearn_sketchlearn import SketchedOnlineRegressor
+    >>> X, y = make_regression(n_samples=300, n_features=10, noise=1.0, random_state=0)
+    >>> reg = SketchedOnlineRegressor(sketch="exact", random_state=0).fit(X, y)
+    >>> reg.score(X, y) > 0.99
+    True
+    """
+
+    _parameter_constraints: dict = {
+        **_BaseSketchedOnline._parameter_constraints,
+        "loss": [StrOptions(set(REGRESSION_LOSSES))],
+        "epsilon": [Interval(Real, 0, None, closed="left")],
+    }
+
+    def __init__(
+        self,
+        update_rule="son",
+        *,
+        sketch="auto",
+        loss="squared_error",
+        epsilon=0.1,
+        fit_intercept=True,
+        max_iter=5,
+        tol=None,
+        n_iter_no_change=5,
+        shuffle=True,
+        random_state=None,
+        warm_start=False,
+        n_jobs=None,
+        verbose=0,
+    ):
+        self.update_rule = update_rule
+        self.sketch = sketch
+        self.loss = loss
+        self.epsilon = epsilon
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.shuffle = shuffle
+        self.random_state = random_state
+        self.warm_start = warm_start
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Fit from scratch: ``max_iter`` shuffled passes over ``(X, y)``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data.
+        y : array-like of shape (n_samples,)
+            Target values.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights of the examples.
+
+        Returns
+        -------
+        self : object
+            The fitted regressor.
+        """
+        continuing = self.warm_start and hasattr(self, "_state")
+        X_checked, y_checked = self._validate_Xy(X, y, first_call=not continuing, y_numeric=True)
+        sample_weight = self._check_sample_weight(sample_weight, X_checked)
+        rule, sketch, loss = self._strategies()
+        random_state = check_random_state(self.random_state)
+        if continuing:
+            self._check_warm_start(X_checked.shape[1], rule, sketch)
+        else:
+            self._start(X, X_checked.shape[1], rule, sketch, loss, 1, 1, random_state)
+        rng = random_state if self.shuffle else None
+        self._learn_targets(X_checked, y_checked, sample_weight, n_epochs=self.max_iter, rng=rng)
+        return self
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y, sample_weight=None):
+        """Learn one pass over a chunk, in order, continuing every piece of state.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The chunk.
+        y : array-like of shape (n_samples,)
+            Its target values.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights of the examples.
+
+        Returns
+        -------
+        self : object
+            The updated regressor.
+        """
+        first_call = not hasattr(self, "_state")
+        X_checked, y_checked = self._validate_Xy(X, y, first_call=first_call, y_numeric=True)
+        sample_weight = self._check_sample_weight(sample_weight, X_checked)
+        if first_call:
+            rule, sketch, loss = self._strategies()
+            self._start(X, X_checked.shape[1], rule, sketch, loss, 1, 1,
+                        check_random_state(self.random_state))
+        self._learn_targets(X_checked, y_checked, sample_weight, n_epochs=1, rng=None)
+        return self
+
+    def _learn_targets(self, X, y, sample_weight, *, n_epochs, rng):
+        y = np.ascontiguousarray(y, dtype=np.float64)
+        self._learn(X, y[np.newaxis], sample_weight[np.newaxis], sample_weight, y,
+                    n_epochs=n_epochs, rng=rng)
+
+    def _n_decision_rows(self):
+        return 1
+
+    def _epsilon(self):
+        return self.epsilon
+
+    def _progressive_terms(self, decisions, targets):
+        losses = LOSSES[self.loss](decisions[0], targets, self.epsilon)
+        return losses, np.zeros_like(losses)
+
+    def _set_coef(self, coef, intercept):
+        self.coef_, self.intercept_ = coef[0], intercept
+
+    def predict(self, X):
+        """Predict with the linear model ``X @ coef_ + intercept_``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Input data.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            Predicted values.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, accept_sparse="csr")
+        return safe_sparse_dot(X, self.coef_, dense_output=True) + self.intercept_[0]

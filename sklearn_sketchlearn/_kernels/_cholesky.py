@@ -1,0 +1,84 @@
+"""Small Cholesky kernels for the Online Newton systems ``(ridge I + K) z = b``.
+
+The learners keep a lower-triangular factor ``L`` (``L L^T = ridge I + K``)
+rather than an explicit inverse: bordering a factor, refactoring a small
+matrix and a positive rank-one update are backward stable, while updating an
+inverse by Sherman-Morrison or Woodbury loses digits at every step once
+``ridge`` is small next to ``K`` (the RFD paper sweeps ``ridge`` down to
+1e-10), and then diverges.
+"""
+
+import numpy as np
+
+from ._jit import jit
+
+
+@jit
+def cholesky_factor(matrix, n, factor):
+    """``factor[:n, :n] = L`` with ``L L^T = matrix[:n, :n]`` (lower triangle)."""
+    for j in range(n):
+        total = matrix[j, j]
+        for k in range(j):
+            total -= factor[j, k] * factor[j, k]
+        factor[j, j] = np.sqrt(total)
+        for i in range(j + 1, n):
+            total = matrix[i, j]
+            for k in range(j):
+                total -= factor[i, k] * factor[j, k]
+            factor[i, j] = total / factor[j, j]
+        for i in range(j):
+            factor[i, j] = 0.0
+
+
+@jit
+def cholesky_border(factor, n, products, diagonal, floor):
+    """Extend ``L`` (``n x n``) by one row of the factored matrix.
+
+    The new row is ``[products, diagonal]``. The Schur complement
+    ``diagonal - |L^{-1} products|^2`` is at least ``floor`` in exact arithmetic
+    (the ridge), so it is clipped there against rounding.
+    """
+    for i in range(n):
+        total = products[i]
+        for k in range(i):
+            total -= factor[i, k] * factor[n, k]
+        factor[n, i] = total / factor[i, i]
+    schur = diagonal
+    for k in range(n):
+        schur -= factor[n, k] * factor[n, k]
+    factor[n, n] = np.sqrt(max(schur, floor))
+    for i in range(n):
+        factor[i, n] = 0.0
+
+
+@jit
+def cholesky_solve(factor, n, rhs, out):
+    """``out[:n] = (L L^T)^{-1} rhs[:n]``; ``out`` may alias ``rhs``."""
+    for i in range(n):
+        total = rhs[i]
+        for k in range(i):
+            total -= factor[i, k] * out[k]
+        out[i] = total / factor[i, i]
+    for i in range(n - 1, -1, -1):
+        total = out[i]
+        for k in range(i + 1, n):
+            total -= factor[k, i] * out[k]
+        out[i] = total / factor[i, i]
+
+
+@jit
+def cholesky_rank_one_update(factor, vector):
+    """``L <- chol(L L^T + v v^T)`` in O(n^2) by Givens-like rotations.
+
+    ``vector`` is overwritten.
+    """
+    n = factor.shape[0]
+    for k in range(n):
+        diagonal = factor[k, k]
+        radius = np.sqrt(diagonal * diagonal + vector[k] * vector[k])
+        cos = radius / diagonal
+        sin = vector[k] / diagonal
+        factor[k, k] = radius
+        for i in range(k + 1, n):
+            factor[i, k] = (factor[i, k] + sin * vector[i]) / cos
+            vector[i] = cos * vector[i] - sin * factor[i, k]

@@ -1,0 +1,87 @@
+"""What every update rule shares: hyperparameters only, and a small protocol
+the estimators drive."""
+
+from typing import NamedTuple
+
+import numpy as np
+from sklearn.base import BaseEstimator
+
+from .._kernels._sketch_updates import NO_SKETCH
+
+
+class ChunkSettings(NamedTuple):
+    """Per-call settings an estimator hands to a rule's kernel."""
+
+    fit_intercept: bool
+    epsilon: float
+    t_start: int
+
+
+def empty_sketch_state(n_features):
+    """The state of "no sketch" (``sketch=None``): every array empty."""
+    return {
+        "rows": np.zeros((0, n_features)),
+        "gram": np.zeros((0, 0)),
+        "eigenvalues": np.zeros(0),
+        "dense": np.zeros((0, 0)),
+        "counts": np.zeros(2, dtype=np.int64),
+        "floats": np.zeros(1),
+    }
+
+
+def sketch_kernel_params(sketch):
+    """``(kind, rank, regularized, oja_eta0, oja_constant)`` of a sketch or of None."""
+    if sketch is None:
+        return (NO_SKETCH, 0, 0, 1.0, False)
+    return sketch._kernel_params()
+
+
+class BaseUpdateRule(BaseEstimator):
+    """Base class of the update rules.
+
+    A rule object holds hyperparameters only, so ``clone``, ``get_params`` and
+    ``GridSearchCV`` (``update_rule__alpha``) work on it; an estimator works on
+    a fitted copy and keeps the state in plain arrays. The protocol, private
+    and driven by the estimators:
+
+    * class attributes ``_default_sketch`` (what ``sketch="auto"`` means),
+      ``_sketch_use`` (``"required"``, ``"optional"`` or ``"none"``),
+      ``_classification_only`` and ``_joint_multiclass`` (one model for all
+      classes instead of one-vs-rest);
+    * :meth:`_prepare`, called once on the fitted copy: raises a
+      ``ValueError`` for pairings that make no sense (before any state exists)
+      and resolves data-dependent defaults;
+    * :meth:`_allocate` (state of one binary problem, or of the joint model),
+      :meth:`_partial_fit` (one compiled call per chunk) and :meth:`_coef`
+      (weights in the original feature space).
+    """
+
+    _default_sketch = None
+    _sketch_use = "none"
+    _classification_only = False
+    _joint_multiclass = False
+
+    def _prepare(self, sketch, loss, is_classifier):
+        name = type(self).__name__
+        if self._classification_only and not is_classifier:
+            raise ValueError(f"{name} is a classification rule; use SketchedOnlineClassifier.")
+        if sketch is None and self._sketch_use == "required":
+            raise ValueError(f"{name} preconditions through a sketch; sketch=None makes no sense.")
+        if sketch is not None and self._sketch_use == "none":
+            raise ValueError(
+                f"{name} uses no sketch, got sketch={sketch!r}; pass sketch=None "
+                "(or leave sketch='auto')."
+            )
+
+    def _allocate(self, sketch, n_features, loss, random_state, n_outputs):
+        """State arrays of one problem over ``n_features`` (intercept included);
+        ``n_outputs`` is the number of classes of a joint multi-class model."""
+        raise NotImplementedError
+
+    def _partial_fit(self, chunk, state, sketch, loss, settings, decisions):
+        """Run the rule's kernel over a chunk (see ``_estimators``)."""
+        raise NotImplementedError
+
+    def _coef(self, state):
+        """Weights in the original feature space, intercept last."""
+        return state["weights"]
