@@ -27,28 +27,39 @@ from ._jit import jit
 
 
 @jit
-def spectral_correction(factor, rho, ridge, power):
-    """Return ``(W, c)`` such that ``v / c + F^T W F v`` applies
-    ``(ridge I + (rho I + F^T F)^power)^{-1}`` to ``v``.
+def spectral_weights(gram, rho, ridge, power):
+    """Eigenvectors ``U`` of the Gram matrix ``S S^T`` and the weights ``psi`` and
+    ``c`` such that ``v / c + S^T U diag(psi) U^T S v`` applies
+    ``(ridge I + (rho I + S^T S)^power)^{-1}``.
 
     Directions whose eigenvalue is below the Gram matrix's rounding level
-    (``k * eps * lam_max``) are treated as exactly zero.
+    (``k * eps * lam_max``) are treated as exactly zero (``psi = 0``).
     """
-    k = factor.shape[0]
+    k = gram.shape[0]
     c = ridge + rho**power
-    correction = np.zeros((k, k))
+    psi = np.zeros(k)
     if k == 0:
-        return correction, c
-    eigenvalues, eigenvectors = np.linalg.eigh(factor @ factor.T)
+        return np.zeros((0, 0)), psi, c
+    eigenvalues, eigenvectors = np.linalg.eigh(np.ascontiguousarray(gram))
     tolerance = k * np.finfo(np.float64).eps * max(eigenvalues[k - 1], 0.0)
     for i in range(k):
         lam = eigenvalues[i]
-        if lam <= tolerance:
-            continue
-        psi = (1.0 / (ridge + (rho + lam) ** power) - 1.0 / c) / lam
+        if lam > tolerance:
+            psi[i] = (1.0 / (ridge + (rho + lam) ** power) - 1.0 / c) / lam
+    return eigenvectors, psi, c
+
+
+@jit
+def spectral_correction(factor, rho, ridge, power):
+    """Return ``(W, c)`` such that ``v / c + F^T W F v`` applies
+    ``(ridge I + (rho I + F^T F)^power)^{-1}`` to ``v``."""
+    eigenvectors, psi, c = spectral_weights(factor @ factor.T, rho, ridge, power)
+    k = psi.shape[0]
+    correction = np.zeros((k, k))
+    for i in range(k):
         for a in range(k):
             for b in range(k):
-                correction[a, b] += psi * eigenvectors[a, i] * eigenvectors[b, i]
+                correction[a, b] += psi[i] * eigenvectors[a, i] * eigenvectors[b, i]
     return correction, c
 
 

@@ -9,8 +9,9 @@ paper                           here
 ``w_t`` (projected)             ``weights`` after the projection step
 ``alpha``                       ``alpha``; with RFD ``alpha + shrinkage / 2``
 ``C``                           ``bound`` (``inf`` disables the projection)
-``sigma_t``, ``eta_t``          ``sigma``, ``eta0 * t^-power_t``
-``g_hat`` (to-sketch vector)    ``c * x`` with ``c = sqrt(sigma + eta_t) l'``
+``sigma_t``, ``eta_t``          ``sigma / s_t`` (``s_t`` the sample weight),
+                                ``eta0 * t^-power_t``
+``g_hat`` (to-sketch vector)    ``c * x``, ``c = sqrt(sigma_t + eta_t) s_t l'``
 ``S`` (m x d)                   ``rows`` (FD buffer, Oja ``V``, RP ``S``)
 ``H = (alpha I + S S^T)^{-1}``  applied through ``cholesky``, the factor of
                                 ``alpha I + S S^T`` (FD and RP)
@@ -142,12 +143,16 @@ def son_partial_fit(chunk, state, params, decisions):
             weights -= (excess / np.dot(x, solved)) * solved
         prediction = z - excess
         decisions[i] = prediction
-        slope = weight * loss_derivative(loss_code, prediction, target, epsilon)
+        derivative = loss_derivative(loss_code, prediction, target, epsilon)
+        slope = weight * derivative
 
-        # Sketch the to-sketch vector g_hat = sqrt(sigma + eta_t) g, with g = slope x.
+        # Sketch the to-sketch vector g_hat = sqrt(sigma_t + eta_t) g, g = slope x.
+        # A sample weight s makes the loss s * l, whose curvature constant is
+        # sigma / s: sigma_t = sigma / s keeps a weighted example's Newton step
+        # as large as an unweighted one's instead of shrinking it by 1 / s.
         t = t_start + i + 1
         eta = eta0 * t ** (-power_t) if eta0 > 0.0 else 0.0
-        c = np.sqrt(sigma + eta) * slope
+        c = np.sqrt(sigma * weight + eta * weight * weight) * derivative
         squared_norm = np.dot(x, x)
         if kind == FREQUENT_DIRECTIONS:
             if c != 0.0:

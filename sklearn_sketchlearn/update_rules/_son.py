@@ -20,7 +20,8 @@ class SketchedOnlineNewton(BaseUpdateRule):
     1. projects the weights onto ``{w : |w^T x_t| <= bound}`` in the ``A``-norm
        (closed form, Lemma 1), so the prediction is ``clip(u^T x_t)``;
     2. predicts ``p = w^T x_t`` and computes ``g_t = l'(p, y_t) x_t``;
-    3. sketches ``g_hat_t = sqrt(sigma + eta_t) g_t``;
+    3. sketches ``g_hat_t = sqrt(sigma_t + eta_t) g_t``, where a sample weight
+       ``s_t`` (a loss ``s_t l``) has curvature ``sigma_t = sigma / s_t``;
     4. steps ``u <- w - A_t^{-1} g_t`` with the updated sketch, using
        ``A^{-1} v = (v - S^T (alpha I + S S^T)^{-1} S v) / alpha``.
 

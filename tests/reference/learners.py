@@ -93,7 +93,9 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
         predictions[t] = p
         slope = sample_weight[t] * loss.derivative(p, y[t], epsilon)
         eta = eta0 * (t + 1) ** (-power_t) if eta0 > 0 else 0.0
-        sketch.add(np.sqrt(sigma + eta) * slope * x)
+        # the loss s * l has curvature sigma / s
+        sigma_t = sigma / sample_weight[t] if sample_weight[t] > 0 else 0.0
+        sketch.add(np.sqrt(sigma_t + eta) * slope * x)
         gram, shift = sketch.gram(D)
         A = (alpha + sketch.alpha0 + shift) * np.eye(D) + gram
         u = w - np.linalg.solve(A, slope * x)
