@@ -41,19 +41,9 @@ from ._cholesky import (
 )
 from ._jit import jit
 from ._losses import loss_derivative
+from ._learner_sketch import fd_shrink_and_project, sketch_append
 from ._rows import load_example
-from ._sketch_updates import (
-    EXACT,
-    FREQUENT_DIRECTIONS,
-    NO_SKETCH,
-    OJA,
-    RANDOM_PROJECTION,
-    fd_insert,
-    fd_shrink,
-    oja_step_size,
-    orthonormalize_rows,
-    rp_draw,
-)
+from ._sketch_updates import EXACT, FREQUENT_DIRECTIONS, NO_SKETCH, OJA, RANDOM_PROJECTION
 
 
 @jit
@@ -113,7 +103,6 @@ def son_partial_fit(chunk, state, params, decisions):
     solved = np.empty(n_features)
     projected = np.zeros(capacity)
     work = np.zeros(capacity)
-    r = np.zeros(capacity)
     ridge = alpha + regularized * floats[0] / 2.0
     factor = dense if kind == EXACT else cholesky
 
@@ -154,56 +143,30 @@ def son_partial_fit(chunk, state, params, decisions):
         eta = eta0 * t ** (-power_t) if eta0 > 0.0 else 0.0
         c = np.sqrt(sigma * weight + eta * weight * weight) * derivative
         squared_norm = np.dot(x, x)
-        if kind == FREQUENT_DIRECTIONS:
+        if kind == EXACT:
             if c != 0.0:
-                for j in range(n_rows):
-                    projected[j] *= c
                 ghat[:] = c * x
-                norm2 = c * c * squared_norm
-                cholesky_border(cholesky, n_rows, projected, ridge + norm2, ridge)
-                n_rows = fd_insert(rows, gram, n_rows, ghat, projected[:n_rows], norm2)
+                cholesky_rank_one_update(dense, ghat)
+        elif kind != NO_SKETCH:
+            n_old = n_rows
+            n_rows = sketch_append(kind, rows, gram, eigenvalues, counts, c, x, squared_norm,
+                                   projected, ghat, work, oja_eta0, oja_constant)
+            if kind == FREQUENT_DIRECTIONS and n_rows > n_old:
+                cholesky_border(cholesky, n_old, gram[n_old, :n_old],
+                                ridge + gram[n_old, n_old], ridge)
                 if n_rows == capacity:
-                    delta, n_rows = fd_shrink(rows, gram, n_rows, rank)
-                    floats[0] += delta
+                    n_rows = fd_shrink_and_project(rows, gram, floats, n_rows, rank, x, projected)
+                    counts[0] = n_rows
                     ridge = alpha + regularized * floats[0] / 2.0
                     cholesky[:] = 0.0
                     for j in range(n_rows):
                         cholesky[j, j] = np.sqrt(ridge + gram[j, j])
-                counts[0] = n_rows
+            elif kind == RANDOM_PROJECTION and c != 0.0:
                 for j in range(n_rows):
-                    projected[j] = np.dot(rows[j], x)
-        elif kind == OJA:
-            counts[0] += 1
-            gamma = oja_step_size(counts[0], oja_eta0, oja_constant)
-            for j in range(n_rows):
-                eigenvalues[j] = (1.0 - gamma) * eigenvalues[j] + gamma * (c * projected[j]) ** 2
-                rows[j] += (gamma * c * c * projected[j]) * x
-            orthonormalize_rows(rows)
-            for j in range(n_rows):
-                projected[j] = np.dot(rows[j], x)
-        elif kind == RANDOM_PROJECTION:
-            rp_draw(np.uint64(counts[1]), counts[0], r)
-            counts[0] += 1
-            if c != 0.0:
-                # S_new = S + r g_hat^T, so S_new S_new^T = S S^T + q r^T + r q^T
-                # with q = S g_hat + |g_hat|^2 / 2 r (SON, Section 3).
-                gg = c * c * squared_norm
-                for j in range(n_rows):
-                    q = c * projected[j] + 0.5 * gg * r[j]
-                    for k in range(n_rows):
-                        gram[j, k] += q * r[k]
-                        gram[k, j] += q * r[k]
-                    rows[j] += (r[j] * c) * x
-                for j in range(n_rows):
-                    projected[j] += r[j] * c * squared_norm
                     gram[j, j] += ridge
                 cholesky_factor(gram, n_rows, cholesky)
                 for j in range(n_rows):
                     gram[j, j] -= ridge
-        elif kind == EXACT:
-            if c != 0.0:
-                ghat[:] = c * x
-                cholesky_rank_one_update(dense, ghat)
 
         # Newton step u = w - A^{-1} g with the updated sketch.
         if slope != 0.0:

@@ -125,8 +125,9 @@ class BaseSketch(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         }
 
     def _kernel_params(self):
-        """``(kind, rank, regularized, oja_eta0, oja_constant)`` for the kernels."""
-        return (self._kind, self.sketch_size, 0, 1.0, False)
+        """``(kind, rank, regularized, ridge, oja_eta0, oja_constant)`` for the
+        kernels; ``ridge`` is an isotropic term the sketch adds of its own."""
+        return (self._kind, self.sketch_size, 0, 0.0, 1.0, False)
 
     @abstractmethod
     def _update(self, X):

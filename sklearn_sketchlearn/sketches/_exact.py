@@ -67,7 +67,7 @@ class ExactSketch(BaseSketch):
         return state
 
     def _kernel_params(self):
-        return (self._kind, 0, 0, 1.0, False)
+        return (self._kind, 0, 0, 0.0, 1.0, False)
 
     def _update(self, X):
         self._state["dense"] += safe_sparse_dot(X.T, X, dense_output=True)

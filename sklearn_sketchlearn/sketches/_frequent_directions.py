@@ -238,7 +238,7 @@ class RegularizedFrequentDirections(FrequentDirections):
         self.alpha0 = alpha0
 
     def _kernel_params(self):
-        return (self._kind, self.sketch_size, 1, 1.0, False)
+        return (self._kind, self.sketch_size, 1, float(self.alpha0), 1.0, False)
 
     def _update(self, X):
         super()._update(X)

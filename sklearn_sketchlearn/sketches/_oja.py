@@ -115,13 +115,14 @@ class OjaSketch(BaseSketch):
         return state
 
     def _kernel_params(self):
-        return (self._kind, self.sketch_size, 0, float(self.eta0), self.learning_rate == "constant")
+        return (self._kind, self.sketch_size, 0, 0.0, float(self.eta0),
+                self.learning_rate == "constant")
 
     def _update(self, X):
         state = self._state
         state["counts"][0] = oja_partial_fit(
             state["rows"], state["eigenvalues"], state["counts"][0],
-            *self._kernel_params()[3:], *row_arrays(X)
+            *self._kernel_params()[4:], *row_arrays(X)
         )
 
     def _factor(self):

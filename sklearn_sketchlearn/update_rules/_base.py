@@ -30,9 +30,11 @@ def empty_sketch_state(n_features):
 
 
 def sketch_kernel_params(sketch):
-    """``(kind, rank, regularized, oja_eta0, oja_constant)`` of a sketch or of None."""
+    """``(kind, rank, regularized, ridge, oja_eta0, oja_constant)`` of a sketch or
+    of None; ``ridge`` is the isotropic part a sketch adds of its own (RFD's
+    ``alpha0``)."""
     if sketch is None:
-        return (NO_SKETCH, 0, 0, 1.0, False)
+        return (NO_SKETCH, 0, 0, 0.0, 1.0, False)
     return sketch._kernel_params()
 
 

@@ -138,17 +138,14 @@ class SketchedOnlineNewton(BaseUpdateRule):
                 "eta0=0): nothing would be sketched. Set sigma or eta0 > 0."
             )
 
-    def _ridge(self, sketch):
-        """``alpha``, plus an RFD sketch's own initial ridge ``alpha0``."""
-        return float(self.alpha + getattr(sketch, "alpha0", 0.0))
-
     def _allocate(self, sketch, n_features, loss, random_state, n_outputs):
         if sketch is None:
             state = empty_sketch_state(n_features)
         else:
             state = sketch._kernel_state(n_features, random_state)
-        # Cholesky factor of alpha I + S S^T (FD, RP) or of A itself (exact).
-        ridge = self._ridge(sketch)
+        # Cholesky factor of alpha I + S S^T (FD, RP) or of A itself (exact);
+        # a sketch's own ridge (RFD's alpha0) adds to alpha.
+        ridge = self.alpha + sketch_kernel_params(sketch)[3]
         capacity = state["rows"].shape[0]
         state["cholesky"] = np.zeros((capacity, capacity))
         if sketch is not None and sketch._kind == RANDOM_PROJECTION:
@@ -160,9 +157,9 @@ class SketchedOnlineNewton(BaseUpdateRule):
         return state
 
     def _partial_fit(self, chunk, state, sketch, loss, settings, decisions):
-        kind, rank, regularized, oja_eta0, oja_constant = sketch_kernel_params(sketch)
+        kind, rank, regularized, sketch_ridge, oja_eta0, oja_constant = sketch_kernel_params(sketch)
         params = (
-            kind, rank, regularized, loss.code, settings.epsilon, self._ridge(sketch),
+            kind, rank, regularized, loss.code, settings.epsilon, self.alpha + sketch_ridge,
             np.inf if self.bound_ is None else float(self.bound_), self.sigma_,
             float(self.eta0), float(self.power_t), oja_eta0, oja_constant,
             settings.fit_intercept, bool(self.diagonal_scaling), settings.t_start,

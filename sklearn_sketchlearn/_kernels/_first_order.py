@@ -1,0 +1,51 @@
+"""The first-order baselines of every paper: online gradient descent with
+``eta_t = eta0 / t^power_t`` and diagonal AdaGrad (ADA-DIAG), in composite
+mirror descent or dual averaging form."""
+
+import numpy as np
+
+from ._jit import jit
+from ._losses import loss_derivative
+from ._rows import load_example
+
+
+@jit
+def first_order_partial_fit(chunk, state, params, decisions):
+    """One pass of OGD or diagonal AdaGrad over a chunk.
+
+    Parameters
+    ----------
+    chunk : tuple
+        ``(X, data, indices, indptr, is_sparse, order, y, sample_weight)``.
+    state : tuple
+        ``(weights, gradient_sum, squared_sum)``, modified in place.
+    params : tuple
+        ``(adaptive, dual, loss_code, epsilon, eta0, power_t, delta,
+        fit_intercept, t_start)``. AdaGrad: ``H = delta I +
+        diag(sum g^2)^{1/2}``, mirror ``beta -= eta0 H^{-1} g`` or dual
+        ``beta = -eta0 H^{-1} sum g``. OGD: ``beta -= eta0 t^-power_t g``.
+    decisions : ndarray of shape (n_samples,)
+        Filled with each example's prediction before it is learned.
+    """
+    X, data, indices, indptr, is_sparse, order, y, sample_weight = chunk
+    weights, gradient_sum, squared_sum = state
+    adaptive, dual, loss_code, epsilon, eta0, power_t, delta, fit_intercept, t_start = params
+    x = np.empty(weights.shape[0])
+    for i in range(order.shape[0]):
+        row = order[i]
+        load_example(row, X, data, indices, indptr, is_sparse, fit_intercept, x)
+        prediction = np.dot(weights, x)
+        decisions[i] = prediction
+        slope = sample_weight[row] * loss_derivative(loss_code, prediction, y[row], epsilon)
+        if not adaptive:
+            weights -= (eta0 * (t_start + i + 1) ** (-power_t) * slope) * x
+            continue
+        for j in range(x.shape[0]):
+            gradient = slope * x[j]
+            squared_sum[j] += gradient * gradient
+            scale = eta0 / (delta + np.sqrt(squared_sum[j]))
+            if dual:
+                gradient_sum[j] += gradient
+                weights[j] = -scale * gradient_sum[j]
+            else:
+                weights[j] -= scale * gradient

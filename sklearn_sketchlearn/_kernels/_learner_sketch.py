@@ -1,0 +1,84 @@
+"""The sketch updates the learners share: add ``g_hat = c x`` to an FD, Oja or
+random-projection sketch while keeping ``projected = S x`` current.
+
+A learner already knows ``S x`` (it needed it for its step), so ``S g_hat =
+c S x`` comes for free: inserting into an FD buffer costs no extra pass, and
+the new row's product with ``x`` is ``c |x|^2``. The FD buffer is not shrunk
+here: SON and ADA-FD shrink before their step, ADA-FFD after it.
+"""
+
+import numpy as np
+
+from ._jit import jit
+from ._sketch_updates import (
+    FREQUENT_DIRECTIONS,
+    OJA,
+    RANDOM_PROJECTION,
+    fd_insert,
+    fd_shrink,
+    oja_step_size,
+    orthonormalize_rows,
+    rp_draw,
+)
+
+
+@jit
+def sketch_append(kind, rows, gram, eigenvalues, counts, c, x, squared_norm, projected, ghat,
+                  work, oja_eta0, oja_constant):
+    """Add ``g_hat = c x`` (``squared_norm = |x|^2``) and refresh ``projected``.
+
+    ``ghat`` (length d) and ``work`` (length of ``projected``) are scratch.
+    Returns the number of rows of ``rows`` in use afterwards. For RP, ``gram``
+    is kept equal to ``S S^T`` by its rank-two update (SON, Section 3).
+    """
+    if kind == FREQUENT_DIRECTIONS:
+        n_rows = counts[0]
+        if c == 0.0:
+            return n_rows
+        for j in range(n_rows):
+            work[j] = c * projected[j]
+        ghat[:] = c * x
+        fd_insert(rows, gram, n_rows, ghat, work[:n_rows], c * c * squared_norm)
+        projected[n_rows] = c * squared_norm
+        counts[0] = n_rows + 1
+        return n_rows + 1
+    n_rows = rows.shape[0]
+    if kind == OJA:
+        counts[0] += 1
+        gamma = oja_step_size(counts[0], oja_eta0, oja_constant)
+        for j in range(n_rows):
+            eigenvalues[j] = (1.0 - gamma) * eigenvalues[j] + gamma * (c * projected[j]) ** 2
+            rows[j] += (gamma * c * c * projected[j]) * x
+        orthonormalize_rows(rows)
+        for j in range(n_rows):
+            projected[j] = np.dot(rows[j], x)
+    elif kind == RANDOM_PROJECTION:
+        r = work
+        rp_draw(np.uint64(counts[1]), counts[0], r)
+        counts[0] += 1
+        if c != 0.0:
+            # S_new = S + r g_hat^T: S_new S_new^T = S S^T + q r^T + r q^T with
+            # q = S g_hat + |g_hat|^2 / 2 r.
+            half_squared = 0.5 * c * c * squared_norm
+            for j in range(n_rows):
+                q = c * projected[j] + half_squared * r[j]
+                for k in range(n_rows):
+                    gram[j, k] += q * r[k]
+                    gram[k, j] += q * r[k]
+                rows[j] += (r[j] * c) * x
+            for j in range(n_rows):
+                projected[j] += r[j] * c * squared_norm
+    return n_rows
+
+
+@jit
+def fd_shrink_and_project(rows, gram, floats, n_rows, rank, x, projected):
+    """Shrink a full FD buffer, add the shrink to ``floats[0]``, refresh ``S x``.
+
+    Returns the number of rows kept.
+    """
+    delta, n_rows = fd_shrink(rows, gram, n_rows, rank)
+    floats[0] += delta
+    for j in range(n_rows):
+        projected[j] = np.dot(rows[j], x)
+    return n_rows

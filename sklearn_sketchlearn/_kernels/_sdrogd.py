@@ -1,0 +1,212 @@
+"""Sketched discriminative-regularized online gradient descent (SDROGD, Xue &
+Ren, Applied Intelligence 2020, Algorithm 1 and the multi-class extension of
+Section 6).
+
+=================================  =========================================
+paper                              here
+=================================  =========================================
+``w`` (d) / ``W`` (d x C)          ``weights`` (n_outputs x d)
+``lambda``                         ``lam``
+``eta``                            ``within``
+``n`` (batch size), ``A_t``        ``batch_size``, the current mini-batch
+``alpha`` (step)                   ``eta0 / t`` or ``1 / (lambda t)`` (Pegasos)
+``B`` / ``C`` (sketch of ``x``)    ``rows`` (any sketch of the inputs)
+``N``, ``N_c``, ``u``, ``u_c``     ``class_counts``, ``class_sums``
+=================================  =========================================
+
+The regulariser is ``1/2 w^T R w`` with ``R = eta S_w - (1 - eta) S_b``,
+``S_w = X^T X / N - u u^T - S_b`` and ``S_b = sum_c (N_c / N)(u_c - u)(u_c - u)^T``,
+so ``R w = eta (G w / N - u (u^T w)) - sum_c (N_c / N)(u_c - u)((u_c - u)^T w)``
+with the sketch's estimate ``G`` of ``X^T X``. (The paper's eq. 16 keeps the
+``eta`` on ``u u^T``, its eq. 17 drops it: a typo, since expanding eq. 16 gives
+the form above.) Every example updates the sketch and the class statistics and
+adds its hinge subgradient, taken at the weights the batch started with, to
+the batch; when the batch is full the weights take one step
+``W <- W - alpha_t (lambda W + R W + batch_gradient / n)``. A batch may span
+chunks: its partial sums are part of the state.
+"""
+
+import numpy as np
+
+from ._jit import jit
+from ._learner_sketch import fd_shrink_and_project, sketch_append
+from ._rows import load_example
+from ._sketch_updates import EXACT, FREQUENT_DIRECTIONS, NO_SKETCH, OJA, orthonormalize_rows
+
+
+@jit
+def gram_apply(kind, rows, eigenvalues, dense, n_rows, n_sketched, rho, v, out):
+    """``out = G v`` for the sketch's Gram estimate ``G = rho I + S^T S``."""
+    if kind == EXACT:
+        out[:] = dense @ v
+        return
+    out[:] = rho * v
+    for i in range(n_rows):
+        coefficient = np.dot(rows[i], v)
+        if kind == OJA:
+            coefficient *= n_sketched * eigenvalues[i]
+        out += coefficient * rows[i]
+
+
+@jit
+def regularizer_apply(kind, rows, eigenvalues, dense, n_rows, n_sketched, rho, within,
+                      class_sums, class_counts, total, mean, v, applied, out):
+    """``out = R_hat v`` with ``R_hat = within (G / N - u u^T) - S_b``."""
+    gram_apply(kind, rows, eigenvalues, dense, n_rows, n_sketched, rho, v, applied)
+    out[:] = within * (applied / total - np.dot(mean, v) * mean)
+    for c in range(class_counts.shape[0]):
+        if class_counts[c] > 0.0:
+            shift = class_sums[c] / class_counts[c] - mean
+            out -= (class_counts[c] / total * np.dot(shift, v)) * shift
+
+
+@jit
+def regularizer_min_eigenvalue(kind, rows, eigenvalues, dense, n_rows, n_sketched, rho, within,
+                               class_sums, class_counts, total, mean):
+    """The smallest eigenvalue of ``R_hat``.
+
+    Off ``span{sketch rows, u, u_c}`` ``R_hat`` is ``within * rho / N`` times the
+    identity, so only its restriction to that span (orthonormalised) needs an
+    eigendecomposition; the exact sketch decomposes the d x d matrix.
+    """
+    n_features = mean.shape[0]
+    n_classes = class_counts.shape[0]
+    if kind == EXACT:
+        basis = np.eye(n_features)
+    else:
+        basis = np.empty((n_rows + 1 + n_classes, n_features))
+        basis[:n_rows] = rows[:n_rows]
+        basis[n_rows] = mean
+        for c in range(n_classes):
+            basis[n_rows + 1 + c] = class_sums[c] / max(class_counts[c], 1e-300) - mean
+        # drop (numerically) dependent directions while orthonormalising
+        scale = max(np.abs(basis).max(), 1e-300)
+        n_basis = 0
+        for j in range(basis.shape[0]):
+            for k in range(n_basis):
+                basis[j] -= np.dot(basis[j], basis[k]) * basis[k]
+            norm = np.sqrt(np.dot(basis[j], basis[j]))
+            if norm > 1e-10 * scale:
+                basis[n_basis] = basis[j] / norm
+                n_basis += 1
+        basis = basis[:n_basis]
+    r = basis.shape[0]
+    restricted = np.empty((r, r))
+    applied = np.empty(n_features)
+    image = np.empty(n_features)
+    for i in range(r):
+        regularizer_apply(kind, rows, eigenvalues, dense, n_rows, n_sketched, rho, within,
+                          class_sums, class_counts, total, mean, basis[i], applied, image)
+        for j in range(r):
+            restricted[i, j] = np.dot(basis[j], image)
+    restricted = 0.5 * (restricted + restricted.T)
+    smallest = np.linalg.eigvalsh(restricted)[0] if r > 0 else np.inf
+    if r < n_features:
+        smallest = min(smallest, within * rho / total)
+    return smallest
+
+
+@jit
+def sdrogd_partial_fit(chunk, state, params, decisions):
+    """One pass of SDROGD over a chunk, in the order given by ``chunk``'s ``order``.
+
+    Parameters
+    ----------
+    chunk : tuple
+        ``(X, data, indices, indptr, is_sparse, order, y, sample_weight)``;
+        ``y`` holds +-1 for a binary model, class indices otherwise.
+    state : tuple
+        ``(weights, batch_gradient, class_sums, class_counts, rows, gram,
+        eigenvalues, dense, counts, floats, steps)``, modified in place;
+        ``steps`` holds ``[t, examples in the current batch]``.
+    params : tuple
+        ``(kind, rank, regularized, sketch_ridge, oja_eta0, oja_constant, lam,
+        within, batch_size, pegasos, eta0, stabilize, fit_intercept)``. With
+        ``stabilize``, ``lam`` is raised to ``-lambda_min(R_hat)`` whenever
+        ``lam I + R_hat`` would be indefinite (the paper's convexity
+        condition), so that the objective stays bounded below.
+    decisions : ndarray of shape (n_outputs, n_samples)
+        Filled with each example's scores before it is learned.
+    """
+    X, data, indices, indptr, is_sparse, order, y, sample_weight = chunk
+    (weights, batch_gradient, class_sums, class_counts, rows, gram, eigenvalues, dense,
+     counts, floats, steps) = state
+    (kind, rank, regularized, sketch_ridge, oja_eta0, oja_constant, lam, within, batch_size,
+     pegasos, eta0, stabilize, fit_intercept) = params
+
+    n_outputs, n_features = weights.shape
+    n_classes = class_counts.shape[0]
+    capacity = rows.shape[0]
+    x = np.empty(n_features)
+    ghat = np.empty(n_features)
+    projected = np.zeros(capacity)
+    work = np.zeros(capacity)
+    scores = np.empty(n_outputs)
+    mean = np.empty(n_features)
+    regularizer = np.empty(n_features)
+    applied = np.empty(n_features)
+
+    for i in range(order.shape[0]):
+        row = order[i]
+        load_example(row, X, data, indices, indptr, is_sparse, fit_intercept, x)
+        weight, target = sample_weight[row], y[row]
+        for k in range(n_outputs):
+            scores[k] = np.dot(weights[k], x)
+            decisions[k, i] = scores[k]
+
+        # Hinge subgradient at the batch's starting weights.
+        if n_outputs == 1:
+            label = 1 if target > 0 else 0
+            if target * scores[0] < 1.0:
+                batch_gradient[0] -= (weight * target) * x
+        else:
+            label = int(target)
+            rival, best = -1, -np.inf
+            for k in range(n_outputs):
+                if k != label and scores[k] > best:
+                    rival, best = k, scores[k]
+            if 1.0 + best - scores[label] > 0.0:
+                batch_gradient[label] -= weight * x
+                batch_gradient[rival] += weight * x
+
+        # Statistics: the sketch of the inputs and the class sums.
+        class_sums[label] += weight * x
+        class_counts[label] += weight
+        if kind != NO_SKETCH and kind != EXACT:
+            n_rows = counts[0] if kind == FREQUENT_DIRECTIONS else capacity
+            for j in range(n_rows):
+                projected[j] = np.dot(rows[j], x)
+            n_rows = sketch_append(kind, rows, gram, eigenvalues, counts, np.sqrt(weight), x,
+                                   np.dot(x, x), projected, ghat, work, oja_eta0, oja_constant)
+            if kind == FREQUENT_DIRECTIONS and n_rows == capacity:
+                counts[0] = fd_shrink_and_project(rows, gram, floats, n_rows, rank, x, projected)
+        elif kind == EXACT:
+            for j in range(n_features):
+                for k in range(n_features):
+                    dense[j, k] += weight * x[j] * x[k]
+
+        steps[1] += 1
+        if steps[1] < batch_size:
+            continue
+        steps[0] += 1
+        step = 1.0 / (lam * steps[0]) if pegasos else eta0 / steps[0]
+        total = class_counts.sum()
+        n_rows = counts[0] if kind == FREQUENT_DIRECTIONS else capacity
+        rho = sketch_ridge + regularized * floats[0] / 2.0
+        mean[:] = class_sums.sum(axis=0) / total
+        strength = lam
+        if stabilize and kind != NO_SKETCH:
+            smallest = regularizer_min_eigenvalue(kind, rows, eigenvalues, dense, n_rows,
+                                                  counts[0], rho, within, class_sums,
+                                                  class_counts, total, mean)
+            strength = max(lam, -smallest)
+        for k in range(n_outputs):
+            regularizer[:] = 0.0
+            if kind != NO_SKETCH:
+                regularizer_apply(kind, rows, eigenvalues, dense, n_rows, counts[0], rho, within,
+                                  class_sums, class_counts, total, mean, weights[k], applied,
+                                  regularizer)
+            weights[k] -= step * (strength * weights[k] + regularizer
+                                  + batch_gradient[k] / batch_size)
+        batch_gradient[:] = 0.0
+        steps[1] = 0

@@ -1,0 +1,125 @@
+"""The first-order baselines: online gradient descent and diagonal AdaGrad."""
+
+from numbers import Real
+
+import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from .._kernels._first_order import first_order_partial_fit
+from ._base import BaseUpdateRule
+
+
+class _FirstOrderRule(BaseUpdateRule):
+    """The state and kernel call the two first-order rules share."""
+
+    _sketch_use = "none"
+
+    def _allocate(self, sketch, n_features, loss, random_state, n_outputs):
+        return {
+            "weights": np.zeros(n_features),
+            "gradient_sum": np.zeros(n_features),
+            "squared_sum": np.zeros(n_features),
+        }
+
+    def _partial_fit(self, chunk, state, sketch, loss, settings, decisions):
+        arrays = (state["weights"], state["gradient_sum"], state["squared_sum"])
+        first_order_partial_fit(chunk, arrays, self._kernel_params(loss, settings), decisions)
+
+
+class OnlineGradientDescent(_FirstOrderRule):
+    """Online gradient descent with step ``eta_t = eta0 / t^power_t``.
+
+    ``beta_{t+1} = beta_t - eta_t g_t``; ``power_t=0.5`` is the ``eta / sqrt(t)``
+    baseline of the SON, RFD and ADA-FD papers (Zinkevich, 2003).
+
+    Parameters
+    ----------
+    eta0 : float, default=0.1
+        Initial step size. Values must be in the range `(0.0, inf)`.
+    power_t : float, default=0.5
+        Decay exponent of the step. Values must be in the range `[0.0, inf)`.
+
+    See Also
+    --------
+    DiagonalAdaGrad : Per-coordinate adaptive steps.
+
+    References
+    ----------
+    .. [1] M. Zinkevich, "Online Convex Programming and Generalized
+       Infinitesimal Gradient Ascent", ICML 2003.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from sklearn_sketchlearn import SketchedOnlineClassifier
+    >>> X, y = make_classification(n_samples=500, random_state=0)
+    >>> clf = SketchedOnlineClassifier("ogd", random_state=0).fit(X, y)
+    >>> clf.sketch_ is None
+    True
+    """
+
+    _parameter_constraints: dict = {
+        "eta0": [Interval(Real, 0.0, None, closed="neither")],
+        "power_t": [Interval(Real, 0.0, None, closed="left")],
+    }
+
+    def __init__(self, eta0=0.1, *, power_t=0.5):
+        self.eta0 = eta0
+        self.power_t = power_t
+
+    def _kernel_params(self, loss, settings):
+        return (False, False, loss.code, settings.epsilon, float(self.eta0),
+                float(self.power_t), 1.0, settings.fit_intercept, settings.t_start)
+
+
+class DiagonalAdaGrad(_FirstOrderRule):
+    """Diagonal AdaGrad (ADA-DIAG): per-coordinate steps ``eta0 / (delta + sqrt(sum g_j^2))``.
+
+    With ``H_t = delta I + diag(sum_s g_s g_s^T)^{1/2}``:
+
+    * ``form='mirror'``: ``beta_{t+1} = beta_t - eta0 H_t^{-1} g_t``;
+    * ``form='dual'``: ``beta_{t+1} = -eta0 H_t^{-1} sum_{s<=t} g_s``.
+
+    Parameters
+    ----------
+    eta0 : float, default=0.1
+        The step size ``eta``. Values must be in the range `(0.0, inf)`.
+    delta : float, default=1e-6
+        The ridge ``delta``. Values must be in the range `(0.0, inf)`.
+    form : {'mirror', 'dual'}, default='mirror'
+        Composite mirror descent or dual averaging.
+
+    See Also
+    --------
+    AdaFD : Full-matrix AdaGrad through a sketch.
+
+    References
+    ----------
+    .. [1] J. Duchi, E. Hazan and Y. Singer, "Adaptive Subgradient Methods for
+       Online Learning and Stochastic Optimization", JMLR 12, 2011.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from sklearn_sketchlearn import SketchedOnlineClassifier
+    >>> from sklearn_sketchlearn.update_rules import DiagonalAdaGrad
+    >>> X, y = make_classification(n_samples=500, random_state=0)
+    >>> clf = SketchedOnlineClassifier(DiagonalAdaGrad(eta0=0.1), random_state=0)
+    >>> clf.fit(X, y).score(X, y) > 0.85
+    True
+    """
+
+    _parameter_constraints: dict = {
+        "eta0": [Interval(Real, 0.0, None, closed="neither")],
+        "delta": [Interval(Real, 0.0, None, closed="neither")],
+        "form": [StrOptions({"mirror", "dual"})],
+    }
+
+    def __init__(self, eta0=0.1, *, delta=1e-6, form="mirror"):
+        self.eta0 = eta0
+        self.delta = delta
+        self.form = form
+
+    def _kernel_params(self, loss, settings):
+        return (True, self.form == "dual", loss.code, settings.epsilon, float(self.eta0),
+                0.0, float(self.delta), settings.fit_intercept, settings.t_start)
