@@ -32,9 +32,11 @@ class DenseSketch:
             gamma = min(1.0, self.oja_eta0 if self.oja_constant else self.oja_eta0 / self.t)
             y = self.V @ ghat
             self.lam = (1 - gamma) * self.lam + gamma * y**2
-            V = self.V + gamma * np.outer(y, ghat)
-            Q, R = np.linalg.qr(V.T)
-            self.V = (Q * np.sign(np.diag(R))).T
+            self.V = self.V + gamma * np.outer(y, ghat)
+            for j in range(self.V.shape[0]):  # Gram-Schmidt on the rows
+                for k in range(j):
+                    self.V[j] -= (self.V[j] @ self.V[k]) * self.V[k]
+                self.V[j] /= np.linalg.norm(self.V[j])
         elif self.kind == "rp":
             r = np.empty(self.rank)
             rp_draw(np.uint64(self.seed), self.t - 1, r)
@@ -104,3 +106,124 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
     if diagonal_scaling:
         u = u / np.sqrt(scale)
     return u, predictions
+
+
+def sqrtm_psd(matrix):
+    """The PSD square root; eigenvalues at the rounding level of ``matrix`` are
+    zero (their square roots, ~1e-8, would otherwise pass for real curvature)."""
+    eigenvalues, eigenvectors = np.linalg.eigh(matrix)
+    eigenvalues[eigenvalues <= 1e-12 * max(eigenvalues.max(), 0)] = 0.0
+    return eigenvectors @ np.diag(np.sqrt(eigenvalues)) @ eigenvectors.T
+
+
+def ada_fd(X, y, sample_weight, sketch, *, loss, eta, delta, dual, step_before_shrink=False,
+           fit_intercept=True, epsilon=0.1):
+    """ADA-FD (Algorithms 1, 2) with H = delta I + G_hat^{1/2} solved densely.
+
+    ``step_before_shrink`` is ADA-FFD (Algorithms 3, 4): the step sees the
+    buffer before the shrink this gradient triggers, ``B_{t-1}^T B_{t-1} + g g^T``.
+    """
+    loss = LOSSES[loss]
+    n, d = X.shape
+    D = d + fit_intercept
+    beta, gradient_sum = np.zeros(D), np.zeros(D)
+    predictions = np.empty(n)
+    for t in range(n):
+        x = np.append(X[t], 1.0) if fit_intercept else X[t].copy()
+        p = beta @ x
+        predictions[t] = p
+        g = sample_weight[t] * loss.derivative(p, y[t], epsilon) * x
+        if step_before_shrink:
+            gram, shift = sketch.gram(D)
+            gram = gram + np.outer(g, g)
+            sketch.add(g)
+        else:
+            sketch.add(g)
+            gram, shift = sketch.gram(D)
+        H = delta * np.eye(D) + sqrtm_psd(gram + (sketch.alpha0 + shift) * np.eye(D))
+        if dual:
+            gradient_sum += g
+            beta = -eta * np.linalg.solve(H, gradient_sum)
+        else:
+            beta = beta - eta * np.linalg.solve(H, g)
+    return beta, predictions
+
+
+def first_order(X, y, sample_weight, *, loss, adaptive, eta0, power_t=0.5, delta=1e-6,
+                dual=False, fit_intercept=True, epsilon=0.1):
+    """OGD (``eta0 / t^power_t``) or diagonal AdaGrad, one example at a time."""
+    loss = LOSSES[loss]
+    n, d = X.shape
+    D = d + fit_intercept
+    beta, gradient_sum, squared_sum = np.zeros(D), np.zeros(D), np.zeros(D)
+    predictions = np.empty(n)
+    for t in range(n):
+        x = np.append(X[t], 1.0) if fit_intercept else X[t].copy()
+        predictions[t] = beta @ x
+        g = sample_weight[t] * loss.derivative(predictions[t], y[t], epsilon) * x
+        if not adaptive:
+            beta = beta - eta0 * (t + 1) ** (-power_t) * g
+            continue
+        squared_sum += g**2
+        gradient_sum += g
+        H = delta + np.sqrt(squared_sum)
+        beta = -eta0 * gradient_sum / H if dual else beta - eta0 * g / H
+    return beta, predictions
+
+
+def sdrogd(X, labels, sample_weight, sketch, *, n_classes, lam, within, batch_size, eta0=1.0,
+           pegasos=False, stabilize=True, fit_intercept=True):
+    """SDROGD (Algorithm 1; Section 6 for more than two classes) with dense R.
+
+    ``labels`` are class indices; a binary model has one weight vector and
+    targets +-1, a multi-class one a row per class and the multi-class hinge.
+    """
+    n, d = X.shape
+    D = d + fit_intercept
+    n_outputs = 1 if n_classes == 2 else n_classes
+    W = np.zeros((n_outputs, D))
+    batch = np.zeros((n_outputs, D))
+    sums, counts = np.zeros((n_classes, D)), np.zeros(n_classes)
+    scores = np.empty((n_outputs, n))
+    in_batch, t = 0, 0
+    for i in range(n):
+        x = np.append(X[i], 1.0) if fit_intercept else X[i].copy()
+        s, c = sample_weight[i], labels[i]
+        scores[:, i] = W @ x
+        if n_outputs == 1:
+            target = 1.0 if c == 1 else -1.0
+            if target * scores[0, i] < 1:
+                batch[0] -= s * target * x
+        else:
+            others = np.where(np.arange(n_classes) == c, -np.inf, scores[:, i])
+            rival = int(np.argmax(others))
+            if 1 + others[rival] - scores[c, i] > 0:
+                batch[c] -= s * x
+                batch[rival] += s * x
+        sums[c] += s * x
+        counts[c] += s
+        if sketch is not None:
+            sketch.add(np.sqrt(s) * x)
+        in_batch += 1
+        if in_batch < batch_size:
+            continue
+        t += 1
+        step = 1 / (lam * t) if pegasos else eta0 / t
+        R = np.zeros((D, D))
+        if sketch is not None:
+            N = counts.sum()
+            u = sums.sum(axis=0) / N
+            gram, shift = sketch.gram(D)
+            gram = gram + (sketch.alpha0 + shift) * np.eye(D)
+            between = sum(
+                counts[k] / N * np.outer(sums[k] / counts[k] - u, sums[k] / counts[k] - u)
+                for k in range(n_classes) if counts[k] > 0
+            )
+            R = within * (gram / N - np.outer(u, u)) - between
+        strength = lam
+        if stabilize and sketch is not None:
+            strength = max(lam, -np.linalg.eigvalsh(R)[0])
+        W = W - step * (strength * W + W @ R + batch / batch_size)
+        batch[:] = 0
+        in_batch = 0
+    return W, scores

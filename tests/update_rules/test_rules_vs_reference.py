@@ -1,0 +1,189 @@
+"""Every rule x sketch pairing, compiled, against its slow NumPy twin of
+``tests/reference/learners.py`` (dense d x d algebra, the papers' loops)."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.utils import check_random_state
+
+from sklearn_sketchlearn import SketchedOnlineClassifier, SketchedOnlineRegressor
+from sklearn_sketchlearn.losses import LOSSES
+from sklearn_sketchlearn.sketches import (
+    ExactSketch,
+    FrequentDirections,
+    OjaSketch,
+    RandomProjectionSketch,
+    RegularizedFrequentDirections,
+)
+from sklearn_sketchlearn.update_rules import (
+    SDROGD,
+    AdaFD,
+    DiagonalAdaGrad,
+    OnlineGradientDescent,
+    SketchedOnlineNewton,
+)
+
+from ..reference.learners import DenseSketch, ada_fd, first_order, sdrogd, son
+
+SKETCHES = {
+    "none": None,
+    "fd": FrequentDirections(3),
+    "fast_fd": FrequentDirections(3, fast=True),
+    "rfd": RegularizedFrequentDirections(3, alpha0=0.2),
+    "fast_rfd": RegularizedFrequentDirections(3, fast=True),
+    "oja": OjaSketch(3, random_state=0),
+    "rp": RandomProjectionSketch(3, random_state=0),
+    "exact": ExactSketch(),
+}
+
+
+def reference_sketch(sketch, n_features):
+    """The dense twin of a sketch spec, with the same random initial state."""
+    if sketch is None:
+        return DenseSketch("none")
+    state = sketch._kernel_state(n_features, check_random_state(0))
+    if isinstance(sketch, RegularizedFrequentDirections):
+        return DenseSketch("fd", sketch.sketch_size, fast=sketch.fast, regularized=True,
+                           alpha0=sketch.alpha0)
+    if isinstance(sketch, FrequentDirections):
+        return DenseSketch("fd", sketch.sketch_size, fast=sketch.fast)
+    if isinstance(sketch, OjaSketch):
+        return DenseSketch("oja", initial=state["rows"])
+    if isinstance(sketch, RandomProjectionSketch):
+        return DenseSketch("rp", sketch.sketch_size, seed=int(state["counts"][1]))
+    return DenseSketch("exact")
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((90, 5)) * np.array([1.0, 3.0, 0.3, 1.0, 2.0])
+    X[rng.random(X.shape) < 0.3] = 0.0  # some sparsity, for the CSR runs
+    labels = (X @ rng.standard_normal(5) + 0.3 * rng.standard_normal(90) > 0).astype(int)
+    weights = rng.uniform(0, 2, 90)
+    weights[::11] = 0.0
+    return X, labels, weights
+
+
+def weights_of(model):
+    coef = np.atleast_2d(model.coef_)
+    return np.hstack([coef, model.intercept_[:, None]]) if model.fit_intercept else coef
+
+
+def check_against(model, X, y, weights, expected, predictions, loss, sparse, epsilon=0.1):
+    Xf = sp.csr_matrix(X) if sparse else X
+    if isinstance(model, SketchedOnlineClassifier):
+        model.partial_fit(Xf, y, classes=np.unique(y), sample_weight=weights)
+    else:
+        model.partial_fit(Xf, y, sample_weight=weights)
+    scale = max(1.0, np.abs(expected).max())
+    np.testing.assert_allclose(weights_of(model), np.atleast_2d(expected), rtol=1e-8,
+                               atol=1e-10 * scale)
+    if predictions is not None:
+        is_regression = isinstance(model, SketchedOnlineRegressor)
+        signs = y if is_regression else np.where(y == 1, 1.0, -1.0)
+        progressive = weights @ loss(predictions, signs, epsilon) / weights.sum()
+        assert model.progressive_loss_ == pytest.approx(progressive, rel=1e-8, abs=1e-12)
+
+
+SON_SETTINGS = {
+    "squared-projected": dict(loss="squared_error", alpha=0.5, bound=1.0, sigma=1.0),
+    "log-eta-schedule": dict(loss="log_loss", alpha=2.0, bound=None, sigma=0.3, eta0=0.5,
+                             power_t=0.7),
+    "hinge2-diagonal": dict(loss="squared_hinge", alpha=1.0, bound=2.0, sigma=1.0,
+                            diagonal_scaling=True, fit_intercept=False),
+}
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+@pytest.mark.parametrize("setting", list(SON_SETTINGS))
+@pytest.mark.parametrize("sketch", list(SKETCHES))
+def test_son(data, sketch, setting, sparse):
+    X, labels, weights = data
+    options = dict(SON_SETTINGS[setting])
+    loss, fit_intercept = options.pop("loss"), options.pop("fit_intercept", True)
+    rule_options = {k: v for k, v in options.items() if k != "diagonal_scaling"}
+    model = SketchedOnlineClassifier(
+        SketchedOnlineNewton(**options), sketch=SKETCHES[sketch], loss=loss,
+        fit_intercept=fit_intercept, random_state=0,
+    )
+    reference = reference_sketch(SKETCHES[sketch], 5 + fit_intercept)
+    expected, predictions = son(
+        X, np.where(labels == 1, 1.0, -1.0), weights, reference, loss=loss,
+        bound=np.inf if rule_options["bound"] is None else rule_options["bound"],
+        alpha=rule_options["alpha"], sigma=rule_options["sigma"],
+        eta0=rule_options.get("eta0", 0.0), power_t=rule_options.get("power_t", 0.5),
+        fit_intercept=fit_intercept, diagonal_scaling=options.get("diagonal_scaling", False),
+    )
+    check_against(model, X, labels, weights, expected, predictions, LOSSES[loss], sparse)
+
+
+@pytest.mark.parametrize("loss", ["squared_error", "absolute_error", "epsilon_insensitive"])
+@pytest.mark.parametrize("sketch", ["fast_rfd", "oja", "exact"])
+def test_son_regression(data, loss, sketch):
+    X, labels, weights = data
+    if sketch == "oja":
+        # Oja-SON's feedback (weights -> gradients -> sketch) amplifies rounding
+        # about tenfold every few steps after the 40th example of this stream
+        # (1e-11 at 40, 1e-5 at 90), whatever the arithmetic order: compare
+        # where the two still agree to rounding.
+        X, weights = X[:40], weights[:40]
+    y = X @ np.array([0.5, -0.2, 1.0, 0.0, 0.3]) + 0.1
+    model = SketchedOnlineRegressor(SketchedOnlineNewton(alpha=0.7, bound=3.0), loss=loss,
+                                    sketch=SKETCHES[sketch], epsilon=0.05, random_state=0)
+    expected, predictions = son(X, y, weights, reference_sketch(SKETCHES[sketch], 6), loss=loss,
+                                alpha=0.7, bound=3.0, sigma=1.0, epsilon=0.05)
+    check_against(model, X, y, weights, expected, predictions, LOSSES[loss], sparse=False,
+                  epsilon=0.05)
+
+
+@pytest.mark.parametrize("form", ["mirror", "dual"])
+@pytest.mark.parametrize("sketch", [name for name in SKETCHES if name != "none"])
+def test_ada_fd(data, sketch, form):
+    X, labels, weights = data
+    loss = "squared_hinge" if form == "mirror" else "log_loss"
+    spec = SKETCHES[sketch]
+    model = SketchedOnlineClassifier(AdaFD(eta0=0.3, delta=0.5, form=form), sketch=spec,
+                                     loss=loss, random_state=0)
+    fast = getattr(spec, "fast", False)
+    expected, predictions = ada_fd(
+        X, np.where(labels == 1, 1.0, -1.0), weights, reference_sketch(spec, 6), loss=loss,
+        eta=0.3, delta=0.5, dual=form == "dual", step_before_shrink=fast,
+    )
+    check_against(model, X, labels, weights, expected, predictions, LOSSES[loss], sparse=False)
+
+
+@pytest.mark.parametrize(
+    "rule, adaptive, dual",
+    [(OnlineGradientDescent(eta0=0.2, power_t=0.6), False, False),
+     (DiagonalAdaGrad(eta0=0.3, delta=0.1), True, False),
+     (DiagonalAdaGrad(eta0=0.3, delta=0.1, form="dual"), True, True)],
+)
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+def test_first_order(data, rule, adaptive, dual, sparse):
+    X, labels, weights = data
+    model = SketchedOnlineClassifier(rule, loss="log_loss")
+    expected, predictions = first_order(
+        X, np.where(labels == 1, 1.0, -1.0), weights, loss="log_loss", adaptive=adaptive,
+        eta0=rule.eta0, power_t=getattr(rule, "power_t", 0.5), delta=getattr(rule, "delta", 1.0),
+        dual=dual,
+    )
+    check_against(model, X, labels, weights, expected, predictions, LOSSES["log_loss"], sparse)
+
+
+@pytest.mark.parametrize("stabilize", [True, False])
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("sketch", list(SKETCHES))
+def test_sdrogd(data, sketch, n_classes, stabilize):
+    X, labels, weights = data
+    if n_classes == 3:
+        labels = np.digitize(X[:, 1], [-1.0, 1.0])
+    rule = SDROGD(alpha=0.05, within_class_weight=0.3, batch_size=7, stabilize=stabilize,
+                  learning_rate="pegasos" if sketch == "fd" else "inverse_t", eta0=0.5)
+    model = SketchedOnlineClassifier(rule, sketch=SKETCHES[sketch], loss="hinge", random_state=0)
+    reference = None if sketch == "none" else reference_sketch(SKETCHES[sketch], 6)
+    expected, scores = sdrogd(
+        X, labels, weights, reference, n_classes=n_classes, lam=0.05, within=0.3, batch_size=7,
+        eta0=0.5, pegasos=sketch == "fd", stabilize=stabilize,
+    )
+    check_against(model, X, labels, weights, expected, None, LOSSES["hinge"], sparse=False)
