@@ -131,14 +131,24 @@ class _BaseSketchedOnline(BaseEstimator):
                 state = {key: value[k] for key, value in self._state.items()}
                 chunk = (*arrays, order, targets[k], weights[k])
                 rows = decisions if self.update_rule_._joint_multiclass else decisions[k]
-                self.update_rule_._partial_fit(chunk, state, self.sketch_, loss, settings, rows)
+                try:
+                    return self.update_rule_._partial_fit(chunk, state, self.sketch_, loss,
+                                                          settings, rows)
+                except np.linalg.LinAlgError:  # an eigensolver met the overflow first
+                    return -1
 
             if n_problems == 1 or self.n_jobs in (None, 1):
-                for k in range(n_problems):
-                    run(k)
+                learned = [run(k) for k in range(n_problems)]
             else:
-                Parallel(n_jobs=self.n_jobs, require="sharedmem")(
+                learned = Parallel(n_jobs=self.n_jobs, require="sharedmem")(
                     delayed(run)(k) for k in range(n_problems)
+                )
+            if min(learned) < n_samples:
+                raise ValueError(
+                    f"Floating-point overflow in {type(self.update_rule_).__name__} during "
+                    f"pass {epoch + 1}: its predictions are no longer finite. Scaling the "
+                    "input data (StandardScaler), a smaller step or a larger ridge might "
+                    "help."
                 )
             self.t_ += n_samples
             epoch_loss = self._record_progress(decisions, labels[order], sample_weight[order])

@@ -86,6 +86,11 @@ def ada_fd_partial_fit(chunk, state, params, decisions):
         regularized * shrinkage / 2`` (RFD's ``alpha``).
     decisions : ndarray of shape (n_samples,)
         Filled with each example's prediction before it is learned.
+
+    Returns
+    -------
+    n_learned : int
+        Examples learned (fewer if a prediction stopped being finite).
     """
     X, data, indices, indptr, is_sparse, order, y, sample_weight = chunk
     weights, gradient_sum, rows, gram, eigenvalues, dense, counts, floats = state
@@ -106,6 +111,8 @@ def ada_fd_partial_fit(chunk, state, params, decisions):
         load_example(row, X, data, indices, indptr, is_sparse, fit_intercept, x)
         weight, target = sample_weight[row], y[row]
         prediction = np.dot(weights, x)
+        if not np.isfinite(prediction):
+            return i
         decisions[i] = prediction
         slope = weight * loss_derivative(loss_code, prediction, target, epsilon)
 
@@ -139,3 +146,4 @@ def ada_fd_partial_fit(chunk, state, params, decisions):
 
         if full and not shrink_first:
             counts[0] = fd_shrink_and_project(rows, gram, floats, n_rows, rank, x, projected)
+    return order.shape[0]

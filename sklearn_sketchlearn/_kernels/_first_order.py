@@ -26,6 +26,11 @@ def first_order_partial_fit(chunk, state, params, decisions):
         ``beta = -eta0 H^{-1} sum g``. OGD: ``beta -= eta0 t^-power_t g``.
     decisions : ndarray of shape (n_samples,)
         Filled with each example's prediction before it is learned.
+
+    Returns
+    -------
+    n_learned : int
+        Examples learned (fewer if a prediction stopped being finite).
     """
     X, data, indices, indptr, is_sparse, order, y, sample_weight = chunk
     weights, gradient_sum, squared_sum = state
@@ -35,6 +40,8 @@ def first_order_partial_fit(chunk, state, params, decisions):
         row = order[i]
         load_example(row, X, data, indices, indptr, is_sparse, fit_intercept, x)
         prediction = np.dot(weights, x)
+        if not np.isfinite(prediction):
+            return i
         decisions[i] = prediction
         slope = sample_weight[row] * loss_derivative(loss_code, prediction, y[row], epsilon)
         if not adaptive:
@@ -49,3 +56,4 @@ def first_order_partial_fit(chunk, state, params, decisions):
                 weights[j] = -scale * gradient_sum[j]
             else:
                 weights[j] -= scale * gradient
+    return order.shape[0]

@@ -127,6 +127,11 @@ def sdrogd_partial_fit(chunk, state, params, decisions):
         condition), so that the objective stays bounded below.
     decisions : ndarray of shape (n_outputs, n_samples)
         Filled with each example's scores before it is learned.
+
+    Returns
+    -------
+    n_learned : int
+        Examples learned (fewer if a score stopped being finite).
     """
     X, data, indices, indptr, is_sparse, order, y, sample_weight = chunk
     (weights, batch_gradient, class_sums, class_counts, rows, gram, eigenvalues, dense,
@@ -152,6 +157,8 @@ def sdrogd_partial_fit(chunk, state, params, decisions):
         weight, target = sample_weight[row], y[row]
         for k in range(n_outputs):
             scores[k] = np.dot(weights[k], x)
+            if not np.isfinite(scores[k]):
+                return i
             decisions[k, i] = scores[k]
 
         # Hinge subgradient at the batch's starting weights.
@@ -210,3 +217,4 @@ def sdrogd_partial_fit(chunk, state, params, decisions):
                                   + batch_gradient[k] / batch_size)
         batch_gradient[:] = 0.0
         steps[1] = 0
+    return order.shape[0]

@@ -89,6 +89,12 @@ def son_partial_fit(chunk, state, params, decisions):
         t_start)``.
     decisions : ndarray of shape (n_samples,)
         Filled with each example's prediction before it is learned.
+
+    Returns
+    -------
+    n_learned : int
+        Examples learned: fewer than the chunk's if a prediction stopped being
+        finite (the learner diverged), in which case the pass stops there.
     """
     X, data, indices, indptr, is_sparse, order, y, sample_weight = chunk
     weights, rows, gram, cholesky, eigenvalues, dense, counts, floats, scale = state
@@ -131,6 +137,8 @@ def son_partial_fit(chunk, state, params, decisions):
                          projected, work, solved)
             weights -= (excess / np.dot(x, solved)) * solved
         prediction = z - excess
+        if not np.isfinite(prediction):
+            return i
         decisions[i] = prediction
         derivative = loss_derivative(loss_code, prediction, target, epsilon)
         slope = weight * derivative
@@ -178,3 +186,4 @@ def son_partial_fit(chunk, state, params, decisions):
             weights -= slope * solved
         if use_scale:
             scale += (slope * raw) ** 2
+    return order.shape[0]

@@ -28,8 +28,10 @@ class AdaFD(BaseUpdateRule):
 
     Parameters
     ----------
-    eta0 : float, default=1.0
-        The step size ``eta``. Values must be in the range `(0.0, inf)`.
+    eta0 : float, default=0.1
+        The step size ``eta`` (the paper searches ``1e-4 .. 1``; off the
+        sketch the step is ``eta g / delta``). Values must be in the range
+        `(0.0, inf)`.
     delta : float, default=1.0
         The ridge ``delta`` (the paper uses 1 for mirror descent and 10 for
         dual averaging). Values must be in the range `(0.0, inf)`.
@@ -59,7 +61,7 @@ class AdaFD(BaseUpdateRule):
     >>> from sklearn_sketchlearn import SketchedOnlineClassifier
     >>> from sklearn_sketchlearn.update_rules import AdaFD
     >>> X, y = make_classification(n_samples=500, random_state=0)
-    >>> clf = SketchedOnlineClassifier(AdaFD(eta0=0.5), sketch="fast_fd", random_state=0)
+    >>> clf = SketchedOnlineClassifier(AdaFD(eta0=0.1), sketch="fast_fd", random_state=0)
     >>> clf.fit(X, y).score(X, y) > 0.85
     True
     """
@@ -72,7 +74,7 @@ class AdaFD(BaseUpdateRule):
     _default_sketch = "fast_fd"
     _sketch_use = "required"
 
-    def __init__(self, eta0=1.0, *, delta=1.0, form="mirror"):
+    def __init__(self, eta0=0.1, *, delta=1.0, form="mirror"):
         self.eta0 = eta0
         self.delta = delta
         self.form = form
@@ -94,4 +96,4 @@ class AdaFD(BaseUpdateRule):
             state["weights"], state["gradient_sum"], state["rows"], state["gram"],
             state["eigenvalues"], state["dense"], state["counts"], state["floats"],
         )
-        ada_fd_partial_fit(chunk, arrays, params, decisions)
+        return ada_fd_partial_fit(chunk, arrays, params, decisions)

@@ -81,7 +81,8 @@ class BaseUpdateRule(BaseEstimator):
         raise NotImplementedError
 
     def _partial_fit(self, chunk, state, sketch, loss, settings, decisions):
-        """Run the rule's kernel over a chunk (see ``_estimators``)."""
+        """Run the rule's kernel over a chunk (see ``_estimators``); return the
+        number of examples learned, fewer than the chunk's if it diverged."""
         raise NotImplementedError
 
     def _coef(self, state):

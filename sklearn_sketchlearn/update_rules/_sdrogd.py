@@ -139,4 +139,4 @@ class SDROGD(BaseUpdateRule):
             state["class_counts"], state["rows"], state["gram"], state["eigenvalues"],
             state["dense"], state["counts"], state["floats"], state["steps"],
         )
-        sdrogd_partial_fit(chunk, arrays, params, decisions)
+        return sdrogd_partial_fit(chunk, arrays, params, decisions)

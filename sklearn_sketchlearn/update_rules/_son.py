@@ -169,7 +169,7 @@ class SketchedOnlineNewton(BaseUpdateRule):
             state["eigenvalues"], state["dense"], state["counts"], state["floats"],
             state["scale"],
         )
-        son_partial_fit(chunk, arrays, params, decisions)
+        return son_partial_fit(chunk, arrays, params, decisions)
 
     def _coef(self, state):
         if self.diagonal_scaling:
