@@ -58,12 +58,19 @@ class Loss:
 
         Squared error: ``l'' / max l'^2 = 1 / (2 (bound + Y)^2)`` for targets
         within ``Y = max(bound, 1)``, which is SON's ``1 / (8 C^2)`` for
-        ``C >= 1``. Log loss: ``min l'' / max l'^2 = exp(-bound)``. Hinge,
-        squared hinge, absolute and epsilon-insensitive losses: 0 (no
-        curvature guarantee).
+        ``C >= 1``. Squared hinge: the same ``1 / (2 (C + 1)^2)`` for
+        ``C <= 1``, where it equals the squared loss on {-1, +1} targets; for
+        ``C > 1`` the flat part lowers it to ``(3C - 1) / (8 C^2 (C + 1))``,
+        the worst pair ``a = -C y``, ``b = C y``. Log loss:
+        ``min l'' / max l'^2 = exp(-bound)``. Hinge, absolute and
+        epsilon-insensitive losses: 0 (no curvature guarantee).
         """
         if self.code == _losses.SQUARED_ERROR:
             return 1.0 / (2.0 * (bound + max(bound, 1.0)) ** 2)
+        if self.code == _losses.SQUARED_HINGE:
+            if bound <= 1.0:
+                return 1.0 / (2.0 * (bound + 1.0) ** 2)
+            return (3.0 * bound - 1.0) / (8.0 * bound**2 * (bound + 1.0))
         if self.code == _losses.LOG_LOSS:
             return float(np.exp(-bound))
         return 0.0

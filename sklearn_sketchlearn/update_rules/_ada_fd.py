@@ -57,12 +57,15 @@ class AdaFD(BaseUpdateRule):
 
     Examples
     --------
-    >>> from sklearn.datasets import make_classification
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import StandardScaler
     >>> from sklearn_sketchlearn import SketchedOnlineClassifier
     >>> from sklearn_sketchlearn.update_rules import AdaFD
-    >>> X, y = make_classification(n_samples=500, random_state=0)
-    >>> clf = SketchedOnlineClassifier(AdaFD(eta0=0.1), sketch="fast_fd", random_state=0)
-    >>> clf.fit(X, y).score(X, y) > 0.85
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> clf = make_pipeline(StandardScaler(), SketchedOnlineClassifier(
+    ...     AdaFD(eta0=0.1), sketch="fast_fd", random_state=0))
+    >>> bool(clf.fit(X, y).score(X, y) > 0.9)
     True
     """
 

@@ -50,11 +50,13 @@ class OnlineGradientDescent(_FirstOrderRule):
 
     Examples
     --------
-    >>> from sklearn.datasets import make_classification
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import StandardScaler
     >>> from sklearn_sketchlearn import SketchedOnlineClassifier
-    >>> X, y = make_classification(n_samples=500, random_state=0)
-    >>> clf = SketchedOnlineClassifier("ogd", random_state=0).fit(X, y)
-    >>> clf.sketch_ is None
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> clf = make_pipeline(StandardScaler(), SketchedOnlineClassifier("ogd", random_state=0))
+    >>> bool(clf.fit(X, y).score(X, y) > 0.9)
     True
     """
 
@@ -100,12 +102,15 @@ class DiagonalAdaGrad(_FirstOrderRule):
 
     Examples
     --------
-    >>> from sklearn.datasets import make_classification
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import StandardScaler
     >>> from sklearn_sketchlearn import SketchedOnlineClassifier
     >>> from sklearn_sketchlearn.update_rules import DiagonalAdaGrad
-    >>> X, y = make_classification(n_samples=500, random_state=0)
-    >>> clf = SketchedOnlineClassifier(DiagonalAdaGrad(eta0=0.1), random_state=0)
-    >>> clf.fit(X, y).score(X, y) > 0.85
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> clf = make_pipeline(StandardScaler(), SketchedOnlineClassifier(
+    ...     DiagonalAdaGrad(eta0=0.1), random_state=0))
+    >>> bool(clf.fit(X, y).score(X, y) > 0.9)
     True
     """
 

@@ -74,11 +74,14 @@ class SDROGD(BaseUpdateRule):
 
     Examples
     --------
-    >>> from sklearn.datasets import make_classification
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import StandardScaler
     >>> from sklearn_sketchlearn import SketchedOnlineClassifier
-    >>> X, y = make_classification(n_samples=600, random_state=0)
-    >>> clf = SketchedOnlineClassifier("sdrogd", loss="hinge", random_state=0)
-    >>> clf.fit(X, y).score(X, y) > 0.85
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> clf = make_pipeline(StandardScaler(), SketchedOnlineClassifier(
+    ...     "sdrogd", loss="hinge", random_state=0))
+    >>> bool(clf.fit(X, y).score(X, y) > 0.9)
     True
     """
 

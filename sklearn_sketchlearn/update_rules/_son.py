@@ -47,9 +47,12 @@ class SketchedOnlineNewton(BaseUpdateRule):
     sigma : float or 'auto', default=1.0
         Curvature weight ``sigma`` of the sketched gradients. ``'auto'`` takes
         the loss's curvature constant for predictions within ``bound`` (SON's
-        Assumption 2: ``1 / (8 C^2)`` for the squared loss with ``C >= 1``,
-        ``exp(-C)`` for the log loss, 0 for the others). Values must be in the
-        range `[0.0, inf)`.
+        Assumption 2; see :meth:`sklearn_sketchlearn.losses.Loss.curvature`:
+        ``1 / (8 C^2)`` for the squared loss with ``C >= 1``, ``exp(-C)`` for
+        the log loss, 0 for the hinge). The Newton steps are about right when
+        ``sigma`` is of the order of the squared residuals: 1 suits margin
+        losses on {-1, +1} targets, regression on standardized targets wants
+        about 0.1. Values must be in the range `[0.0, inf)`.
     eta0 : float, default=0.0
         Scale of the extra weight ``eta_t = eta0 * t^(-power_t)``, which the
         theory asks for when ``sigma = 0``. Values must be in the range
@@ -88,15 +91,16 @@ class SketchedOnlineNewton(BaseUpdateRule):
 
     Examples
     --------
-    >>> from sklearn.datasets import make_classification
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import StandardScaler
     >>> from sklearn_sketchlearn import SketchedOnlineClassifier
     >>> from sklearn_sketchlearn.update_rules import SketchedOnlineNewton
-    >>> X, y = make_classification(n_samples=500, random_state=0)
-    >>> clf = SketchedOnlineClassifier(
-    ...     update_rule=SketchedOnlineNewton(alpha=1.0), sketch="fast_rfd",
-    ...     loss="squared_error", random_state=0,
-    ... ).fit(X, y)
-    >>> clf.score(X, y) > 0.85
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> clf = make_pipeline(StandardScaler(), SketchedOnlineClassifier(
+    ...     SketchedOnlineNewton(alpha=1.0), sketch="fast_rfd", loss="squared_error",
+    ...     random_state=0))
+    >>> bool(clf.fit(X, y).score(X, y) > 0.9)
     True
     """
 

@@ -1,0 +1,394 @@
+"""Behaviour of the two online learners: streaming equals fitting, state
+survives pickling, dense equals CSR, threads change nothing, nested
+hyperparameters search, bad input changes nothing, and the projection and
+invariance SON promises."""
+
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.base import clone
+from sklearn.datasets import load_digits, make_classification
+from sklearn.exceptions import NotFittedError
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from sklearn_sketchlearn import SketchedOnlineClassifier, SketchedOnlineRegressor
+from sklearn_sketchlearn.datasets import iter_minibatches
+from sklearn_sketchlearn.sketches import (
+    ExactSketch,
+    FrequentDirections,
+    OjaSketch,
+    RandomProjectionSketch,
+    RegularizedFrequentDirections,
+)
+from sklearn_sketchlearn.update_rules import (
+    SDROGD,
+    AdaFD,
+    DiagonalAdaGrad,
+    OnlineGradientDescent,
+    SketchedOnlineNewton,
+)
+
+from .conftest import load_a9a
+
+PAIRINGS = {
+    "son-fd": (SketchedOnlineNewton(alpha=10.0), FrequentDirections(4), "squared_error"),
+    "son-fast_rfd": (SketchedOnlineNewton(), RegularizedFrequentDirections(4, fast=True),
+                     "squared_hinge"),
+    "son-oja": (SketchedOnlineNewton(alpha=10.0), OjaSketch(3), "log_loss"),
+    "son-rp": (SketchedOnlineNewton(alpha=10.0), RandomProjectionSketch(4), "squared_hinge"),
+    "son-exact": (SketchedOnlineNewton(diagonal_scaling=True), ExactSketch(), "squared_error"),
+    "son-none": (SketchedOnlineNewton(alpha=30.0), None, "squared_hinge"),
+    "ada_fd-fd": (AdaFD(), FrequentDirections(4), "squared_hinge"),
+    "ada_ffd-dual": (AdaFD(form="dual", delta=10.0), FrequentDirections(4, fast=True),
+                     "log_loss"),
+    "ada_full": (AdaFD(), ExactSketch(), "squared_hinge"),
+    "sdrogd": (SDROGD(batch_size=7), FrequentDirections(4, fast=True), "hinge"),
+    "pegasos": (SDROGD(batch_size=7, learning_rate="pegasos"), None, "hinge"),
+    "ogd": (OnlineGradientDescent(), None, "hinge"),
+    "adagrad": (DiagonalAdaGrad(form="dual"), None, "log_loss"),
+}
+
+
+def make_model(name, **params):
+    rule, sketch, loss = PAIRINGS[name]
+    return SketchedOnlineClassifier(clone(rule), sketch=sketch if sketch is None else clone(sketch),
+                                    loss=loss, random_state=0, **params)
+
+
+@pytest.fixture(scope="module")
+def stream():
+    X, y = make_classification(n_samples=150, n_features=8, n_informative=5, n_classes=3,
+                               random_state=0)
+    return StandardScaler().fit_transform(X), y
+
+
+@pytest.mark.parametrize("name", list(PAIRINGS))
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_fit_equals_partial_fit_over_chunks(stream, name, n_classes):
+    X, y = stream
+    y = y if n_classes == 3 else (y > 0).astype(int)
+    whole = make_model(name, max_iter=1, shuffle=False).fit(X, y)
+    chunked = make_model(name)
+    for X_chunk, y_chunk in iter_minibatches(X, y, batch_size=23):  # ragged last chunk
+        chunked.partial_fit(X_chunk, y_chunk, classes=np.unique(y))
+    np.testing.assert_allclose(chunked.coef_, whole.coef_, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(chunked.intercept_, whole.intercept_, rtol=1e-12, atol=1e-14)
+    assert chunked.t_ == whole.t_ == X.shape[0] + 1
+    assert chunked.progressive_error_ == pytest.approx(whole.progressive_error_)
+
+
+@pytest.mark.parametrize("name", list(PAIRINGS))
+def test_pickled_mid_stream_continues_exactly(stream, name):
+    X, y = stream
+    uninterrupted = make_model(name)
+    interrupted = make_model(name)
+    for i, (X_chunk, y_chunk) in enumerate(iter_minibatches(X, y, batch_size=40)):
+        uninterrupted.partial_fit(X_chunk, y_chunk, classes=[0, 1, 2])
+        interrupted.partial_fit(X_chunk, y_chunk, classes=[0, 1, 2])
+        interrupted = pickle.loads(pickle.dumps(interrupted))
+    np.testing.assert_array_equal(interrupted.decision_function(X),
+                                  uninterrupted.decision_function(X))
+    assert interrupted.progressive_loss_ == uninterrupted.progressive_loss_
+
+
+@pytest.mark.parametrize("name", list(PAIRINGS))
+def test_csr_input_gives_the_dense_result(stream, name):
+    X, y = stream
+    X = np.where(np.abs(X) < 0.5, 0.0, X)
+    dense = make_model(name).fit(X, y)
+    sparse = make_model(name).fit(sp.csr_matrix(X), y)
+    np.testing.assert_allclose(sparse.coef_, dense.coef_, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(sparse.decision_function(sp.csr_matrix(X)),
+                               dense.decision_function(X), rtol=1e-12, atol=1e-12)
+
+
+def test_threads_give_the_single_thread_result():
+    X, y = load_digits(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    one = SketchedOnlineClassifier(sketch="fast_rfd", n_jobs=1, random_state=0).fit(X, y)
+    two = SketchedOnlineClassifier(sketch="fast_rfd", n_jobs=2, random_state=0).fit(X, y)
+    assert one.coef_.shape == (10, 64)
+    np.testing.assert_array_equal(two.coef_, one.coef_)
+    np.testing.assert_array_equal(two.intercept_, one.intercept_)
+
+
+def test_progressive_counters_match_predictions_made_before_learning(stream):
+    X, y = stream
+    model = make_model("son-fast_rfd")
+    mistakes = 0
+    for i in range(X.shape[0]):
+        predicted = model.predict(X[i : i + 1])[0] if i else 0  # an empty model says classes_[0]
+        mistakes += predicted != y[i]
+        model.partial_fit(X[i : i + 1], y[i : i + 1], classes=[0, 1, 2])
+    assert model.progressive_error_ == pytest.approx(mistakes / X.shape[0])
+
+
+def test_coef_shapes_and_joint_multiclass(stream):
+    X, y = stream
+    assert make_model("son-fd").fit(X, (y > 0)).coef_.shape == (1, 8)
+    for name in ("son-fd", "sdrogd"):
+        model = make_model(name).fit(X, y)
+        assert model.coef_.shape == (3, 8) and model.intercept_.shape == (3,)
+        np.testing.assert_allclose(model.decision_function(X), X @ model.coef_.T + model.intercept_)
+
+
+def test_predict_proba_only_for_log_loss(stream):
+    X, y = stream
+    assert not hasattr(make_model("son-fd").fit(X, y), "predict_proba")
+    binary = make_model("son-oja").fit(X, y > 0)
+    proba = binary.predict_proba(X)
+    np.testing.assert_allclose(proba[:, 1], 1 / (1 + np.exp(-binary.decision_function(X))))
+    multi = make_model("son-oja").fit(X, y)
+    np.testing.assert_allclose(multi.predict_proba(X).sum(axis=1), 1.0)
+    np.testing.assert_allclose(multi.predict_log_proba(X), np.log(multi.predict_proba(X)))
+
+
+def test_user_strategy_objects_are_never_mutated(stream):
+    X, y = stream
+    rule, sketch = SketchedOnlineNewton(alpha=3.0), RegularizedFrequentDirections(5)
+    before = (vars(rule).copy(), vars(sketch).copy())
+    model = SketchedOnlineClassifier(rule, sketch=sketch).fit(X, y)
+    assert (vars(rule), vars(sketch)) == before
+    assert model.update_rule_ is not rule and model.sketch_ is not sketch
+    assert model.update_rule_.get_params() == rule.get_params()
+
+
+def test_pipeline_grid_search_over_nested_strategy_parameters(stream):
+    X, y = stream
+    pipeline = make_pipeline(
+        StandardScaler(),
+        SketchedOnlineClassifier(SketchedOnlineNewton(), sketch=RegularizedFrequentDirections(2),
+                                 random_state=0),
+    )
+    grid = {
+        "sketchedonlineclassifier__sketch__sketch_size": [2, 6],
+        "sketchedonlineclassifier__update_rule__alpha": [0.01, 100.0],
+    }
+    search = GridSearchCV(pipeline, grid, cv=3).fit(X, y)
+    assert len(search.cv_results_["params"]) == 4
+    best = search.best_estimator_[-1]
+    assert best.sketch_.sketch_size == search.best_params_[
+        "sketchedonlineclassifier__sketch__sketch_size"]
+    assert best.update_rule_.alpha == search.best_params_[
+        "sketchedonlineclassifier__update_rule__alpha"]
+    # different hyperparameters, different models
+    scores = search.cv_results_["mean_test_score"]
+    assert np.ptp(scores) > 0
+
+
+def test_warm_start_continues_the_fitted_state(stream):
+    X, y = stream
+    warm = make_model("son-fast_rfd", max_iter=1, shuffle=False, warm_start=True)
+    warm.fit(X, y).fit(X, y)
+    streamed = make_model("son-fast_rfd")
+    streamed.partial_fit(X, y, classes=[0, 1, 2]).partial_fit(X, y)
+    np.testing.assert_allclose(warm.coef_, streamed.coef_, rtol=1e-12)
+    with pytest.raises(ValueError, match="warm_start=True continues"):
+        warm.set_params(sketch=FrequentDirections(7)).fit(X, y)
+
+
+def test_tol_stops_when_the_progressive_loss_stalls(stream):
+    X, y = stream
+    # as in SGDClassifier: the first pass sets the best loss, then 2 passes without
+    # an improvement of tol stop the fit
+    model = make_model("son-fast_rfd", max_iter=50, tol=1e3, n_iter_no_change=2).fit(X, y)
+    assert model.n_iter_ == 3
+    assert make_model("son-fast_rfd", max_iter=4).fit(X, y).n_iter_ == 4
+
+
+def test_verbose_reports_the_progressive_metrics(stream, capsys):
+    X, y = stream
+    make_model("son-fast_rfd", verbose=1, max_iter=2).fit(X, y)
+    out = capsys.readouterr().out
+    assert out.count("-- Epoch") == 2 and "progressive error" in out
+
+
+def test_regressor_streams_and_fits(stream):
+    X, _ = stream
+    y = X @ np.linspace(-1, 1, 8) + 0.5
+    model = SketchedOnlineRegressor(max_iter=5, random_state=0).fit(X, y)
+    assert model.coef_.shape == (8,) and model.intercept_.shape == (1,)
+    assert model.score(X, y) > 0.99
+    np.testing.assert_allclose(model.predict(X), X @ model.coef_ + model.intercept_[0])
+    streamed = SketchedOnlineRegressor(sketch="exact")
+    for X_chunk, y_chunk in iter_minibatches(X, y, batch_size=37):
+        streamed.partial_fit(X_chunk, y_chunk)
+    once = SketchedOnlineRegressor(sketch="exact", max_iter=1, shuffle=False).fit(X, y)
+    np.testing.assert_allclose(streamed.coef_, once.coef_, rtol=1e-12)
+
+
+# -- bad input ---------------------------------------------------------------
+
+
+def bad_calls(X, y):
+    nan = X.copy()
+    nan[3, 2] = np.nan
+    inf = X.copy()
+    inf[1, 0] = np.inf
+    unseen = y.copy()
+    unseen[0] = 7
+    return {
+        "nan": (lambda m: m.partial_fit(nan, y), "NaN"),
+        "inf": (lambda m: m.partial_fit(inf, y), "infinity"),
+        "n_features": (lambda m: m.partial_fit(X[:, :-1], y), "features"),
+        "unseen label": (lambda m: m.partial_fit(X, unseen), "classes should include"),
+        "empty chunk": (lambda m: m.partial_fit(X[:0], y[:0]), "0 sample"),
+        "1-d X": (lambda m: m.partial_fit(X[0], y[:1]), "2D array"),
+        "zero weights": (lambda m: m.partial_fit(X, y, sample_weight=np.zeros(len(y))),
+                         "at least one non-zero"),
+        "negative weights": (lambda m: m.partial_fit(X, y, sample_weight=-np.ones(len(y))),
+                             "Negative values"),
+        "other classes": (lambda m: m.partial_fit(X, y, classes=[0, 1, 2, 3]), "not the same"),
+        "balanced": (lambda m: m.set_params(class_weight="balanced").partial_fit(X, y),
+                     "'balanced' is not supported"),
+        "fit nan": (lambda m: m.fit(nan, y), "NaN"),
+    }
+
+
+@pytest.mark.parametrize("name", ["son-fast_rfd", "ada_ffd-dual", "sdrogd", "adagrad"])
+@pytest.mark.parametrize("bad", list(bad_calls(np.zeros((5, 5)), np.zeros(5))))
+def test_bad_input_raises_and_changes_nothing(stream, name, bad):
+    X, y = stream
+    model = make_model(name).partial_fit(X[:50], y[:50], classes=[0, 1, 2])
+    call, message = bad_calls(X[50:], y[50:])[bad]
+    before = pickle.dumps(model)
+    with pytest.raises(ValueError, match=message):
+        call(model)
+    model.set_params(class_weight=None)
+    assert pickle.dumps(model) == before
+
+
+def test_first_call_failures_leave_the_model_unfitted(stream):
+    X, y = stream
+    model = make_model("son-fast_rfd")
+    with pytest.raises(ValueError, match="classes must be passed"):
+        model.partial_fit(X, y)
+    with pytest.raises(ValueError, match="NaN"):
+        model.partial_fit(np.full_like(X, np.nan), y, classes=[0, 1, 2])
+    with pytest.raises(NotFittedError):
+        model.predict(X)
+    assert pickle.dumps(model) == pickle.dumps(make_model("son-fast_rfd"))
+
+
+@pytest.mark.parametrize(
+    "model, message",
+    [
+        (SketchedOnlineRegressor("sdrogd"), "classification rule"),
+        (SketchedOnlineClassifier("sdrogd", loss="log_loss"), "hinge loss"),
+        (SketchedOnlineClassifier("ogd", sketch="fd"), "uses no sketch"),
+        (SketchedOnlineClassifier("ada_fd", sketch=None), "sketch=None makes no sense"),
+        (SketchedOnlineRegressor(SketchedOnlineNewton(sigma="auto")), "needs a bound"),
+        (SketchedOnlineClassifier(SketchedOnlineNewton(sigma="auto"), loss="hinge"),
+         "nothing would be sketched"),
+        (SketchedOnlineClassifier(SDROGD(alpha=0, learning_rate="pegasos"), loss="hinge"),
+         "needs alpha > 0"),
+    ],
+)
+def test_pairings_that_make_no_sense_raise_at_fit(stream, model, message):
+    X, y = stream
+    with pytest.raises(ValueError, match=message):
+        model.fit(X, y)
+    assert not hasattr(model, "coef_")
+
+
+# -- what SON promises ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("sketch", [FrequentDirections(3, fast=True), OjaSketch(3, random_state=0),
+                                    RandomProjectionSketch(3, random_state=0), ExactSketch()])
+def test_projection_is_the_a_norm_projection_onto_bounded_predictions(stream, sketch):
+    # Learning x with sample weight 0 applies only SON's projection step: the new
+    # weights must be Lemma 1's closed form with A = alpha I + S^T S, and bound
+    # the prediction on x by C.
+    X, y = stream
+    model = SketchedOnlineClassifier(SketchedOnlineNewton(alpha=2.0, bound=1.0), sketch=sketch,
+                                     loss="squared_error", random_state=0)
+    model.partial_fit(X[:60], y[:60], classes=[0, 1, 2])
+    active = 0
+    for t in range(60, 90):
+        probe = 10 * X[t]  # large predictions, so that the projection is active
+        x = np.append(probe, 1.0)
+        state = {key: value[0] for key, value in model._state.items()}
+        u = np.append(model.coef_[0], model.intercept_[0])
+        if isinstance(sketch, ExactSketch):
+            L = state["dense"]
+            A = L @ L.T
+        elif isinstance(sketch, OjaSketch):
+            S = np.sqrt(state["counts"][0] * state["eigenvalues"])[:, None] * state["rows"]
+            A = 2.0 * np.eye(9) + S.T @ S
+        else:
+            S = state["rows"][: len(state["rows"]) if isinstance(sketch, RandomProjectionSketch)
+                              else state["counts"][0]]
+            A = 2.0 * np.eye(9) + S.T @ S
+        z = u @ x
+        excess = np.sign(z) * max(abs(z) - 1.0, 0.0)
+        expected = u - excess / (x @ np.linalg.solve(A, x)) * np.linalg.solve(A, x)
+        # (an all-zero weight vector is rejected: pair it with a negligible copy)
+        model.partial_fit(np.vstack([probe, probe]), np.r_[y[t], y[t]], sample_weight=[0.0, 1e-300])
+        w = np.append(model.coef_[0], model.intercept_[0])
+        np.testing.assert_allclose(w, expected, rtol=1e-7, atol=1e-9)
+        assert abs(w @ x) <= 1.0 + 1e-9
+        active += excess != 0
+        model.partial_fit(X[t : t + 1], y[t : t + 1])
+    assert active >= 10  # the test exercised the projection
+
+
+def test_son_is_equivariant_to_linear_maps_of_the_features():
+    # The invariance SON is built on: the A-norm projection and the Newton step
+    # commute with x -> M x. From corresponding states (u, A) and
+    # (M^{-T} u, M A M^T), FULL-ON predicts identically on x and on M x, for any
+    # ridge. (From an empty model the ridge breaks this while sum g g^T is rank
+    # deficient: the paper's own caveat about the alpha I term.)
+    rng = np.random.default_rng(0)
+    X, y = make_classification(n_samples=300, n_features=6, random_state=1)
+    M = np.eye(7)
+    M[:6, :6] = rng.standard_normal((6, 6)) + 3 * np.eye(6)  # the intercept's 1 stays 1
+    assert np.linalg.cond(M) < 50
+
+    def twins(rule):
+        plain = SketchedOnlineClassifier(rule, sketch="exact" if rule == "son" else None,
+                                         loss="squared_error")
+        plain.partial_fit(X[:100], y[:100], classes=[0, 1])
+        mapped = pickle.loads(pickle.dumps(plain))
+        state = mapped._state
+        state["weights"][0] = np.linalg.solve(M.T, state["weights"][0])
+        if rule == "son":
+            L = state["dense"][0]
+            state["dense"][0] = np.linalg.cholesky(M @ L @ L.T @ M.T)
+        plain.partial_fit(X[100:], y[100:])
+        mapped.partial_fit(X[100:] @ M[:6, :6].T, y[100:])
+        return plain, mapped
+
+    plain, mapped = twins("son")
+    np.testing.assert_allclose(mapped.decision_function(X @ M[:6, :6].T),
+                               plain.decision_function(X), rtol=1e-9, atol=1e-9)
+    assert mapped.progressive_loss_ == pytest.approx(plain.progressive_loss_, rel=1e-9)
+    # a first-order learner is not equivariant: the test can tell the difference
+    plain, mapped = twins("ogd")
+    assert not np.allclose(mapped.decision_function(X @ M[:6, :6].T),
+                           plain.decision_function(X), rtol=1e-2)
+
+
+def test_rfd_son_accuracy_is_flat_in_alpha0_on_a9a():
+    # RFD paper, Figs. 2-4: RFD-SON hardly depends on alpha_0 from 1e-10 to 1e2,
+    # while FD-SON collapses for small alpha (70/30 split, one epoch, C = 1).
+    from sklearn.model_selection import train_test_split
+
+    X, y = load_a9a()
+    X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, random_state=0)
+
+    def accuracy(sketch, alpha):
+        model = SketchedOnlineClassifier(SketchedOnlineNewton(alpha=alpha), sketch=sketch,
+                                         loss="squared_error")
+        return model.partial_fit(X_train, y_train, classes=[-1, 1]).score(X_test, y_test)
+
+    alphas = [1e-10, 1e-6, 1e-2, 1.0, 1e2]
+    rfd = [accuracy(RegularizedFrequentDirections(20, fast=True), alpha) for alpha in alphas]
+    fd = [accuracy(FrequentDirections(20, fast=True), alpha) for alpha in alphas]
+    assert max(rfd) - min(rfd) <= 0.005
+    assert min(rfd) >= 0.83
+    assert max(fd) - min(fd) >= 0.2  # FD-SON is not flat: the comparison has power
