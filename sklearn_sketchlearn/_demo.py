@@ -3,9 +3,15 @@
 import time
 
 import numpy as np
-from sklearn.datasets import load_digits
+from sklearn.datasets import load_breast_cancer, load_digits
+from sklearn.linear_model import SGDClassifier
+from sklearn.model_selection import train_test_split
+from sklearn.preprocessing import StandardScaler
 
+from . import SketchedOnlineClassifier
+from .datasets import iter_minibatches, make_ill_conditioned_classification
 from .sketches import FrequentDirections, RegularizedFrequentDirections
+from .update_rules import SDROGD, AdaFD, DiagonalAdaGrad, SketchedOnlineNewton
 
 
 def relative_spectral_error(gram, estimate):
@@ -47,13 +53,84 @@ def print_merge(X, m=16):
     )
 
 
+def learners():
+    """The learners of the demo, with the hyperparameters it uses."""
+    return {
+        "SGDClassifier (hinge)": SGDClassifier(random_state=0),
+        "SON, FD m=10": SketchedOnlineClassifier(
+            SketchedOnlineNewton(alpha=30.0, bound=None), sketch=FrequentDirections(10, fast=True),
+            loss="log_loss"),
+        "RFD-SON, m=10": SketchedOnlineClassifier(
+            SketchedOnlineNewton(alpha=1.0, bound=5.0),
+            sketch=RegularizedFrequentDirections(10, fast=True), loss="log_loss"),
+        "ADA-FFD, tau=10": SketchedOnlineClassifier(
+            AdaFD(eta0=0.1), sketch=FrequentDirections(10, fast=True), loss="log_loss"),
+        "SDROGD, l=10": SketchedOnlineClassifier(
+            SDROGD(eta0=0.01), sketch=FrequentDirections(10, fast=True), loss="hinge"),
+        "diagonal AdaGrad": SketchedOnlineClassifier(DiagonalAdaGrad(eta0=0.1), loss="log_loss"),
+    }
+
+
+def stream_once(model, X, y, classes, batch_size=50):
+    """One pass of ``partial_fit`` over consecutive chunks; progressive error."""
+    mistakes = 0
+    for i, (X_chunk, y_chunk) in enumerate(iter_minibatches(X, y, batch_size=batch_size)):
+        if i:  # predict each chunk before learning it
+            mistakes += np.sum(model.predict(X_chunk) != y_chunk)
+        else:
+            mistakes += np.sum(y_chunk != classes[0])
+        model.partial_fit(X_chunk, y_chunk, classes=classes)
+    return mistakes / len(y)
+
+
+def learner_table(X, y):
+    """Test accuracy after one streaming pass over a 70% split, per learner."""
+    X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, random_state=0)
+    scaler = StandardScaler().fit(X_train)
+    X_train, X_test = scaler.transform(X_train), scaler.transform(X_test)
+    classes = np.unique(y)
+    return {
+        name: (stream_once(model, X_train, y_train, classes), model.score(X_test, y_test))
+        for name, model in learners().items()
+    }
+
+
+def ill_conditioned_table(condition_numbers=(10.0, 200.0)):
+    """Progressive error (chunks of 50) on SON's synthetic problem, per learner."""
+    table = {name: [] for name in learners()}
+    for kappa in condition_numbers:
+        X, y = make_ill_conditioned_classification(10_000, 100, kappa, random_state=0)
+        for name, model in learners().items():
+            table[name].append(stream_once(model, X, y, np.array([-1.0, 1.0])))
+    return table
+
+
 def main():
     start = time.perf_counter()
-    X = load_digits().data.astype(np.float64)
+    X, y = load_digits(return_X_y=True)
+    X = X.astype(np.float64)
     print(f"sklearn-sketchlearn demo: digits, {X.shape[0]} rows x {X.shape[1]} features\n")
     print("1. Relative spectral error ||A^T A - G_hat||_2 / ||A^T A||_2 of a sketch of size m")
     print("   (RFD paper, Fig. 1: RFD halves FD's error)")
     print_sketch_table(X)
     print("\n2. Frequent Directions is mergeable: sketch two halves on two machines")
     print_merge(X)
+
+    print("\n3. One streaming pass (partial_fit, chunks of 50) over 70% of the data;")
+    print("   progressive error on the stream (each chunk predicted before it is")
+    print("   learned), accuracy on the other 30%. Fixed hyperparameters, see _demo.py")
+    datasets = {"breast cancer": load_breast_cancer(return_X_y=True), "digits": (X, y)}
+    results = {name: learner_table(*data) for name, data in datasets.items()}
+    print(f"{'':24s}" + "".join(f"{name:>28s}" for name in datasets))
+    print(f"{'':24s}" + "   progressive   test acc." * len(datasets))
+    for learner in learners():
+        cells = "".join(f"{results[d][learner][0]:14.3f}{results[d][learner][1]:12.3f}"
+                        for d in datasets)
+        print(f"{learner:24s}{cells}")
+
+    print("\n4. SON's ill-conditioned problem (10,000 x 100, 10 inflated directions),")
+    print("   one streaming pass: progressive error at condition number kappa")
+    print(f"{'':24s}{'kappa = 10':>14s}{'kappa = 200':>14s}")
+    for learner, errors in ill_conditioned_table().items():
+        print(f"{learner:24s}" + "".join(f"{error:14.3f}" for error in errors))
     print(f"\ndone in {time.perf_counter() - start:.1f} s")

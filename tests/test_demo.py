@@ -1,4 +1,4 @@
-"""The README's demo runs, and what it prints satisfies the theorems it cites."""
+"""The README's demo runs, and what it prints satisfies what it claims."""
 
 import numpy as np
 from sklearn.datasets import load_digits
@@ -9,8 +9,9 @@ from sklearn_sketchlearn import _demo
 def test_demo_runs(capsys):
     _demo.main()
     out = capsys.readouterr().out
-    assert "RFD halves FD's error" in out
-    assert "two halves merged" in out
+    for heading in ("RFD halves FD's error", "two halves merged", "SGDClassifier",
+                    "SDROGD", "condition number"):
+        assert heading in out
 
 
 def test_demo_table_obeys_fd_bound_and_rfd_halving():
@@ -19,3 +20,10 @@ def test_demo_table_obeys_fd_bound_and_rfd_halving():
         assert error_rfd <= bound / 2 + 1e-12
         assert ratio <= 0.6, m
     assert np.isfinite(bound)
+
+
+def test_second_order_learners_beat_sgd_on_the_ill_conditioned_problem():
+    table = _demo.ill_conditioned_table()
+    sgd = table["SGDClassifier (hinge)"]
+    for learner in ("SON, FD m=10", "ADA-FFD, tau=10"):
+        assert all(ours < theirs for ours, theirs in zip(table[learner], sgd)), learner
