@@ -172,7 +172,7 @@ class _BaseSketchedOnline(BaseEstimator):
         return epoch[1] / total
 
     def _report(self, epoch, epoch_loss, elapsed):
-        norm = np.linalg.norm(self.coef_) if hasattr(self, "coef_") else 0.0
+        norm = np.linalg.norm(self._state["weights"])
         print(
             f"-- Epoch {epoch + 1}\nT: {self.t_ - 1}, progressive loss: "
             f"{self.progressive_loss_:.6f} (this pass {epoch_loss:.6f})"

@@ -46,12 +46,12 @@ class Loss:
     def __call__(self, p, y, epsilon=0.1):
         """Loss values ``l(p, y)``, elementwise over arrays."""
         p, y = np.broadcast_arrays(np.asarray(p, float), np.asarray(y, float))
-        return _losses.loss_values(self.code, p.ravel(), y.ravel(), epsilon).reshape(p.shape)
+        return _losses.loss_array(self.code, p.ravel(), y.ravel(), epsilon, False).reshape(p.shape)
 
     def derivative(self, p, y, epsilon=0.1):
         """Derivatives ``dl/dp`` (0 at a kink), elementwise over arrays."""
         p, y = np.broadcast_arrays(np.asarray(p, float), np.asarray(y, float))
-        return _losses.loss_derivatives(self.code, p.ravel(), y.ravel(), epsilon).reshape(p.shape)
+        return _losses.loss_array(self.code, p.ravel(), y.ravel(), epsilon, True).reshape(p.shape)
 
     def curvature(self, bound):
         """SON's Assumption-2 constant ``sigma`` for predictions in ``[-bound, bound]``.

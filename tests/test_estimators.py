@@ -36,6 +36,9 @@ from .conftest import load_a9a
 
 PAIRINGS = {
     "son-fd": (SketchedOnlineNewton(alpha=10.0), FrequentDirections(4), "squared_error"),
+    "son-fast_fd": (SketchedOnlineNewton(alpha=10.0, bound=None), FrequentDirections(4, fast=True),
+                    "log_loss"),
+    "son-rfd": (SketchedOnlineNewton(alpha=1e-3), RegularizedFrequentDirections(4), "squared_hinge"),
     "son-fast_rfd": (SketchedOnlineNewton(), RegularizedFrequentDirections(4, fast=True),
                      "squared_hinge"),
     "son-oja": (SketchedOnlineNewton(alpha=10.0), OjaSketch(3), "log_loss"),
@@ -46,6 +49,9 @@ PAIRINGS = {
     "ada_ffd-dual": (AdaFD(form="dual", delta=10.0), FrequentDirections(4, fast=True),
                      "log_loss"),
     "ada_full": (AdaFD(), ExactSketch(), "squared_hinge"),
+    "ada_fd-oja": (AdaFD(), OjaSketch(3), "log_loss"),
+    "ada_fd-rp": (AdaFD(form="dual"), RandomProjectionSketch(4), "squared_hinge"),
+    "sdrogd-exact": (SDROGD(batch_size=5), ExactSketch(), "hinge"),
     "sdrogd": (SDROGD(batch_size=7), FrequentDirections(4, fast=True), "hinge"),
     "pegasos": (SDROGD(batch_size=7, learning_rate="pegasos"), None, "hinge"),
     "ogd": (OnlineGradientDescent(), None, "hinge"),

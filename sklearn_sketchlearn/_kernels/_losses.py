@@ -58,18 +58,12 @@ def loss_derivative(code, p, y, epsilon):
 
 
 @jit
-def loss_values(code, p, y, epsilon):
-    """Elementwise :func:`loss_value` over arrays."""
+def loss_array(code, p, y, epsilon, derivative):
+    """Elementwise :func:`loss_value` (or :func:`loss_derivative`) over arrays."""
     out = np.empty(p.shape[0])
     for i in range(p.shape[0]):
-        out[i] = loss_value(code, p[i], y[i], epsilon)
-    return out
-
-
-@jit
-def loss_derivatives(code, p, y, epsilon):
-    """Elementwise :func:`loss_derivative` over arrays."""
-    out = np.empty(p.shape[0])
-    for i in range(p.shape[0]):
-        out[i] = loss_derivative(code, p[i], y[i], epsilon)
+        if derivative:
+            out[i] = loss_derivative(code, p[i], y[i], epsilon)
+        else:
+            out[i] = loss_value(code, p[i], y[i], epsilon)
     return out
