@@ -324,7 +324,8 @@ def test_projection_is_the_a_norm_projection_onto_bounded_predictions(stream, sk
             L = state["dense"]
             A = L @ L.T
         elif isinstance(sketch, OjaSketch):
-            S = np.sqrt(state["counts"][0] * state["eigenvalues"])[:, None] * state["rows"]
+            directions = state["factor"] @ state["rows"]  # V = F Z
+            S = np.sqrt(state["counts"][0] * state["eigenvalues"])[:, None] * directions
             A = 2.0 * np.eye(9) + S.T @ S
         else:
             S = state["rows"][: len(state["rows"]) if isinstance(sketch, RandomProjectionSketch)

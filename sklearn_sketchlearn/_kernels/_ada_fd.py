@@ -32,12 +32,13 @@ from ._sketch_updates import EXACT, FREQUENT_DIRECTIONS, OJA
 
 
 @jit
-def adagrad_solve(kind, rows, gram, eigenvalues, dense, n_rows, n_sketched, rho, delta, v,
-                  projected, work, out):
-    """``out = (delta I + (rho I + S^T S)^{1/2})^{-1} v``, given ``projected = S v``.
+def adagrad_solve(kind, rows, gram, eigenvalues, dense, factor, n_rows, n_sketched, rho, delta,
+                  v, projected, work, out):
+    """``out = (delta I + (rho I + S^T S)^{1/2})^{-1} v``, given ``projected = rows v``.
 
-    Oja's sketch ``S = (t Lambda)^{1/2} V`` has orthonormal ``V``, so its Gram
-    matrix is ``diag(t Lambda)`` and the weights are explicit; FD and RP
+    Oja's sketch ``S = (t Lambda)^{1/2} V`` has orthonormal ``V = F Z`` (``Z =
+    rows``), so its Gram matrix is ``diag(t Lambda)`` and the weights are
+    explicit; FD and RP
     eigendecompose their ``n_rows x n_rows`` Gram matrix; the exact sketch its
     d x d one (ADA-FULL, O(d^3)).
     """
@@ -50,9 +51,17 @@ def adagrad_solve(kind, rows, gram, eigenvalues, dense, n_rows, n_sketched, rho,
         return
     out[:] = v / delta
     if kind == OJA:
-        for i in range(n_rows):
+        for i in range(n_rows):  # coefficients on V's rows: (F Z v)_i times the weight
+            coefficient = 0.0
+            for j in range(i + 1):
+                coefficient += factor[i, j] * projected[j]
             root = np.sqrt(n_sketched * eigenvalues[i])
-            out += ((1.0 / (delta + root) - 1.0 / delta) * projected[i]) * rows[i]
+            work[i] = (1.0 / (delta + root) - 1.0 / delta) * coefficient
+        for j in range(n_rows):  # V^T w = Z^T (F^T w)
+            coefficient = 0.0
+            for i in range(j, n_rows):
+                coefficient += factor[i, j] * work[i]
+            out += coefficient * rows[j]
         return
     eigenvectors, psi, c = spectral_weights(gram[:n_rows, :n_rows], rho, delta, 0.5)
     out[:] = v / c
@@ -77,8 +86,8 @@ def ada_fd_partial_fit(chunk, state, params, decisions):
     chunk : tuple
         ``(X, data, indices, indptr, is_sparse, order, y, sample_weight)``.
     state : tuple
-        ``(weights, gradient_sum, rows, gram, eigenvalues, dense, counts,
-        floats)``, modified in place.
+        ``(weights, gradient_sum, rows, gram, eigenvalues, dense, factor,
+        counts, floats)``, modified in place.
     params : tuple
         ``(kind, rank, regularized, sketch_ridge, loss_code, epsilon, eta,
         delta, dual, oja_eta0, oja_constant, fit_intercept)``. The sketch's
@@ -93,7 +102,7 @@ def ada_fd_partial_fit(chunk, state, params, decisions):
         Examples learned (fewer if a prediction stopped being finite).
     """
     X, data, indices, indptr, is_sparse, order, y, sample_weight = chunk
-    weights, gradient_sum, rows, gram, eigenvalues, dense, counts, floats = state
+    weights, gradient_sum, rows, gram, eigenvalues, dense, factor, counts, floats = state
     (kind, rank, regularized, sketch_ridge, loss_code, epsilon, eta, delta, dual,
      oja_eta0, oja_constant, fit_intercept) = params
 
@@ -124,7 +133,7 @@ def ada_fd_partial_fit(chunk, state, params, decisions):
         else:
             for j in range(n_rows):
                 projected[j] = np.dot(rows[j], x)
-            n_rows = sketch_append(kind, rows, gram, eigenvalues, counts, slope, x,
+            n_rows = sketch_append(kind, rows, gram, eigenvalues, factor, counts, slope, x,
                                    np.dot(x, x), projected, ghat, work, oja_eta0, oja_constant)
         full = kind == FREQUENT_DIRECTIONS and n_rows == capacity
         if full and shrink_first:
@@ -136,12 +145,12 @@ def ada_fd_partial_fit(chunk, state, params, decisions):
             gradient_sum += slope * x
             for j in range(n_rows):
                 projected[j] = np.dot(rows[j], gradient_sum)
-            adagrad_solve(kind, rows, gram, eigenvalues, dense, n_rows, counts[0], rho, delta,
-                          gradient_sum, projected, work, solved)
+            adagrad_solve(kind, rows, gram, eigenvalues, dense, factor, n_rows, counts[0], rho,
+                          delta, gradient_sum, projected, work, solved)
             weights[:] = -eta * solved
         elif slope != 0.0:
-            adagrad_solve(kind, rows, gram, eigenvalues, dense, n_rows, counts[0], rho, delta,
-                          x, projected, work, solved)
+            adagrad_solve(kind, rows, gram, eigenvalues, dense, factor, n_rows, counts[0], rho,
+                          delta, x, projected, work, solved)
             weights -= (eta * slope) * solved
 
         if full and not shrink_first:

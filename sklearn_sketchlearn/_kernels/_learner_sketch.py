@@ -16,16 +16,17 @@ from ._sketch_updates import (
     RANDOM_PROJECTION,
     fd_insert,
     fd_shrink,
-    oja_step_size,
-    orthonormalize_rows,
+    oja_refresh,
+    oja_small_update,
     rp_draw,
 )
 
 
 @jit
-def sketch_append(kind, rows, gram, eigenvalues, counts, c, x, squared_norm, projected, ghat,
-                  work, oja_eta0, oja_constant):
-    """Add ``g_hat = c x`` (``squared_norm = |x|^2``) and refresh ``projected``.
+def sketch_append(kind, rows, gram, eigenvalues, factor, counts, c, x, squared_norm, projected,
+                  ghat, work, oja_eta0, oja_constant):
+    """Add ``g_hat = c x`` (``squared_norm = |x|^2``) and refresh ``projected = rows x``
+    (for Oja, ``Z x``).
 
     ``ghat`` (length d) and ``work`` (length of ``projected``) are scratch.
     Returns the number of rows of ``rows`` in use afterwards. For RP, ``gram``
@@ -44,14 +45,16 @@ def sketch_append(kind, rows, gram, eigenvalues, counts, c, x, squared_norm, pro
         return n_rows + 1
     n_rows = rows.shape[0]
     if kind == OJA:
-        counts[0] += 1
-        gamma = oja_step_size(counts[0], oja_eta0, oja_constant)
+        beta = oja_small_update(factor, gram, eigenvalues, counts, projected, c, squared_norm,
+                                oja_eta0, oja_constant)
         for j in range(n_rows):
-            eigenvalues[j] = (1.0 - gamma) * eigenvalues[j] + gamma * (c * projected[j]) ** 2
-            rows[j] += (gamma * c * c * projected[j]) * x
-        orthonormalize_rows(rows)
-        for j in range(n_rows):
-            projected[j] = np.dot(rows[j], x)
+            rows[j] += (beta * projected[j]) * x
+        if oja_refresh(rows, gram, factor):
+            for j in range(n_rows):
+                projected[j] = np.dot(rows[j], x)
+        else:
+            for j in range(n_rows):
+                projected[j] *= 1.0 + beta * squared_norm
     elif kind == RANDOM_PROJECTION:
         r = work
         rp_draw(np.uint64(counts[1]), counts[0], r)

@@ -31,28 +31,31 @@ import numpy as np
 from ._jit import jit
 from ._learner_sketch import fd_shrink_and_project, sketch_append
 from ._rows import load_example
-from ._sketch_updates import EXACT, FREQUENT_DIRECTIONS, NO_SKETCH, OJA, orthonormalize_rows
+from ._sketch_updates import EXACT, FREQUENT_DIRECTIONS, NO_SKETCH, OJA
 
 
 @jit
-def gram_apply(kind, rows, eigenvalues, dense, n_rows, n_sketched, rho, v, out):
-    """``out = G v`` for the sketch's Gram estimate ``G = rho I + S^T S``."""
+def gram_apply(kind, rows, eigenvalues, dense, factor, n_rows, n_sketched, rho, v, out):
+    """``out = G v`` for the sketch's Gram estimate ``G = rho I + S^T S`` (Oja:
+    ``S^T S = Z^T F^T diag(t Lambda) F Z``)."""
     if kind == EXACT:
         out[:] = dense @ v
         return
     out[:] = rho * v
+    if kind == OJA:
+        coefficients = factor @ (rows @ v)
+        coefficients *= n_sketched * eigenvalues
+        out += rows.T @ (factor.T @ coefficients)
+        return
     for i in range(n_rows):
-        coefficient = np.dot(rows[i], v)
-        if kind == OJA:
-            coefficient *= n_sketched * eigenvalues[i]
-        out += coefficient * rows[i]
+        out += np.dot(rows[i], v) * rows[i]
 
 
 @jit
-def regularizer_apply(kind, rows, eigenvalues, dense, n_rows, n_sketched, rho, within,
+def regularizer_apply(kind, rows, eigenvalues, dense, factor, n_rows, n_sketched, rho, within,
                       class_sums, class_counts, total, mean, v, applied, out):
     """``out = R_hat v`` with ``R_hat = within (G / N - u u^T) - S_b``."""
-    gram_apply(kind, rows, eigenvalues, dense, n_rows, n_sketched, rho, v, applied)
+    gram_apply(kind, rows, eigenvalues, dense, factor, n_rows, n_sketched, rho, v, applied)
     out[:] = within * (applied / total - np.dot(mean, v) * mean)
     for c in range(class_counts.shape[0]):
         if class_counts[c] > 0.0:
@@ -61,8 +64,8 @@ def regularizer_apply(kind, rows, eigenvalues, dense, n_rows, n_sketched, rho, w
 
 
 @jit
-def regularizer_min_eigenvalue(kind, rows, eigenvalues, dense, n_rows, n_sketched, rho, within,
-                               class_sums, class_counts, total, mean):
+def regularizer_min_eigenvalue(kind, rows, eigenvalues, dense, factor, n_rows, n_sketched, rho,
+                               within, class_sums, class_counts, total, mean):
     """The smallest eigenvalue of ``R_hat``.
 
     Off ``span{sketch rows, u, u_c}`` ``R_hat`` is ``within * rho / N`` times the
@@ -95,7 +98,7 @@ def regularizer_min_eigenvalue(kind, rows, eigenvalues, dense, n_rows, n_sketche
     applied = np.empty(n_features)
     image = np.empty(n_features)
     for i in range(r):
-        regularizer_apply(kind, rows, eigenvalues, dense, n_rows, n_sketched, rho, within,
+        regularizer_apply(kind, rows, eigenvalues, dense, factor, n_rows, n_sketched, rho, within,
                           class_sums, class_counts, total, mean, basis[i], applied, image)
         for j in range(r):
             restricted[i, j] = np.dot(basis[j], image)
@@ -117,7 +120,7 @@ def sdrogd_partial_fit(chunk, state, params, decisions):
         ``y`` holds +-1 for a binary model, class indices otherwise.
     state : tuple
         ``(weights, batch_gradient, class_sums, class_counts, rows, gram,
-        eigenvalues, dense, counts, floats, steps)``, modified in place;
+        eigenvalues, dense, factor, counts, floats, steps)``, modified in place;
         ``steps`` holds ``[t, examples in the current batch]``.
     params : tuple
         ``(kind, rank, regularized, sketch_ridge, oja_eta0, oja_constant, lam,
@@ -134,7 +137,7 @@ def sdrogd_partial_fit(chunk, state, params, decisions):
         Examples learned (fewer if a score stopped being finite).
     """
     X, data, indices, indptr, is_sparse, order, y, sample_weight = chunk
-    (weights, batch_gradient, class_sums, class_counts, rows, gram, eigenvalues, dense,
+    (weights, batch_gradient, class_sums, class_counts, rows, gram, eigenvalues, dense, factor,
      counts, floats, steps) = state
     (kind, rank, regularized, sketch_ridge, oja_eta0, oja_constant, lam, within, batch_size,
      pegasos, eta0, stabilize, fit_intercept) = params
@@ -183,7 +186,7 @@ def sdrogd_partial_fit(chunk, state, params, decisions):
             n_rows = counts[0] if kind == FREQUENT_DIRECTIONS else capacity
             for j in range(n_rows):
                 projected[j] = np.dot(rows[j], x)
-            n_rows = sketch_append(kind, rows, gram, eigenvalues, counts, np.sqrt(weight), x,
+            n_rows = sketch_append(kind, rows, gram, eigenvalues, factor, counts, np.sqrt(weight), x,
                                    np.dot(x, x), projected, ghat, work, oja_eta0, oja_constant)
             if kind == FREQUENT_DIRECTIONS and n_rows == capacity:
                 counts[0] = fd_shrink_and_project(rows, gram, floats, n_rows, rank, x, projected)
@@ -203,16 +206,16 @@ def sdrogd_partial_fit(chunk, state, params, decisions):
         mean[:] = class_sums.sum(axis=0) / total
         strength = lam
         if stabilize and kind != NO_SKETCH:
-            smallest = regularizer_min_eigenvalue(kind, rows, eigenvalues, dense, n_rows,
+            smallest = regularizer_min_eigenvalue(kind, rows, eigenvalues, dense, factor, n_rows,
                                                   counts[0], rho, within, class_sums,
                                                   class_counts, total, mean)
             strength = max(lam, -smallest)
         for k in range(n_outputs):
             regularizer[:] = 0.0
             if kind != NO_SKETCH:
-                regularizer_apply(kind, rows, eigenvalues, dense, n_rows, counts[0], rho, within,
-                                  class_sums, class_counts, total, mean, weights[k], applied,
-                                  regularizer)
+                regularizer_apply(kind, rows, eigenvalues, dense, factor, n_rows, counts[0], rho,
+                                  within, class_sums, class_counts, total, mean, weights[k],
+                                  applied, regularizer)
             weights[k] -= step * (strength * weights[k] + regularizer
                                   + batch_gradient[k] / batch_size)
         batch_gradient[:] = 0.0

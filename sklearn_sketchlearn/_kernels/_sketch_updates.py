@@ -10,7 +10,7 @@ paper                      here
 ``m`` / ``l`` / ``tau``    ``rank`` (the sketch size)
 ``sigma_m^2``, ``delta``   ``delta``: the shrink, the rank-th largest
                            squared singular value of the buffer
-``V`` (Oja)                ``directions`` (orthonormal rows)
+``V = F Z`` (Oja)           ``factor`` (``F``) and ``rows`` (``Z``)
 ``Lambda`` (Oja)           ``eigenvalues``
 ``Gamma_t`` (Oja)          ``gamma``
 ``S`` (random projection)  ``projection``
@@ -30,6 +30,7 @@ buffer plus ``alpha += delta / 2``, kept by the caller from the returned shrink.
 
 import numpy as np
 
+from ._cholesky import cholesky_factor
 from ._jit import jit
 from ._random import gaussian_vector
 from ._rows import load_row
@@ -145,17 +146,6 @@ def fd_partial_fit(buffer, gram, n_filled, rank, X, data, indices, indptr, is_sp
 
 
 @jit
-def orthonormalize_rows(matrix):
-    """Modified Gram-Schmidt on the rows of ``matrix``, in place."""
-    n_rows = matrix.shape[0]
-    for j in range(n_rows):
-        for k in range(j):
-            overlap = np.dot(matrix[j], matrix[k])
-            matrix[j] -= overlap * matrix[k]
-        matrix[j] /= np.sqrt(np.dot(matrix[j], matrix[j]))
-
-
-@jit
 def oja_step_size(n_seen, eta0, constant):
     """Oja's ``Gamma_t`` for the t-th row: ``min(1, eta0)`` or ``min(1, eta0 / t)``.
 
@@ -167,31 +157,78 @@ def oja_step_size(n_seen, eta0, constant):
 
 
 @jit
-def oja_append(directions, eigenvalues, gamma, row):
-    """One step of Oja's algorithm (SON eq. 4) with a scalar step ``gamma``.
+def oja_small_update(factor, gram, eigenvalues, counts, projected, c, squared_norm, eta0,
+                     constant):
+    """The m x m part of one Oja step (SON eq. 4) with ``g_hat = c x``.
 
-    ``Lambda <- (1 - gamma) Lambda + gamma diag(V a)^2`` and
-    ``V <- orth(V + gamma (V a) a^T)``, both from the old ``V``.
+    The directions are kept factored, ``V = F Z`` (SON Algorithm 5): with
+    ``p = Z x`` (``projected``), ``V + Gamma (V g_hat) g_hat^T = F Z_new`` for
+    ``Z_new = Z + beta p x^T`` and ``beta = Gamma c^2``, so the O(m^2 d)
+    orthonormalisation becomes an O(m^3) update of ``F``: with ``K = Z Z^T``,
+    Gram-Schmidt on the rows of ``F Z_new`` is ``L^{-1} F Z_new`` for the
+    Cholesky factor ``L`` of ``F K_new F^T``. Updates ``t = counts[0]``,
+    ``Lambda``, ``K`` and ``F``; returns ``beta`` for the caller to apply to ``Z``.
     """
-    projected = directions @ row
-    for j in range(directions.shape[0]):
-        eigenvalues[j] = (1.0 - gamma) * eigenvalues[j] + gamma * projected[j] ** 2
-        directions[j] += (gamma * projected[j]) * row
-    orthonormalize_rows(directions)
+    m = factor.shape[0]
+    counts[0] += 1
+    gamma = oja_step_size(counts[0], eta0, constant)
+    for i in range(m):
+        projected_v = 0.0  # (V g_hat)_i = c (F p)_i
+        for j in range(i + 1):
+            projected_v += factor[i, j] * projected[j]
+        eigenvalues[i] = (1.0 - gamma) * eigenvalues[i] + gamma * (c * projected_v) ** 2
+    beta = gamma * c * c
+    if beta == 0.0:
+        return 0.0
+    weight = 2.0 * beta + beta * beta * squared_norm
+    for i in range(m):
+        for j in range(m):
+            gram[i, j] += weight * projected[i] * projected[j]
+    # F stays lower triangular: it starts as I and L^{-1} is lower triangular.
+    product = factor @ gram @ factor.T
+    lower = np.zeros((m, m))
+    cholesky_factor(product, m, lower)
+    for j in range(m):  # F <- L^{-1} F, column by column
+        for i in range(m):
+            total = factor[i, j]
+            for k in range(i):
+                total -= lower[i, k] * factor[k, j]
+            factor[i, j] = total / lower[i, i]
+    return beta
 
 
 @jit
-def oja_partial_fit(
-    directions, eigenvalues, n_seen, eta0, constant,
-    X, data, indices, indptr, is_sparse, n_samples,
-):
-    """Stream a chunk of rows through Oja's algorithm; returns the new count."""
-    row = np.empty(directions.shape[1])
+def oja_refresh(rows, gram, factor):
+    """Make ``Z`` explicit again (``Z <- F Z``, ``F <- I``) once it has grown by
+    a factor 1e3, before ``F`` and ``K`` lose digits to their scales."""
+    m = factor.shape[0]
+    largest = 0.0
+    for i in range(m):
+        largest = max(largest, gram[i, i])
+    if largest < 1e6:
+        return False
+    rows[:] = factor @ rows
+    gram[:] = rows @ rows.T
+    factor[:] = np.eye(m)
+    return True
+
+
+@jit
+def oja_partial_fit(rows, gram, factor, eigenvalues, counts, eta0, constant,
+                    X, data, indices, indptr, is_sparse, n_samples):
+    """Stream a chunk of rows through Oja's algorithm in factored form."""
+    m = rows.shape[0]
+    x = np.empty(rows.shape[1])
+    projected = np.empty(m)
     for i in range(n_samples):
-        load_row(i, X, data, indices, indptr, is_sparse, row)
-        n_seen += 1
-        oja_append(directions, eigenvalues, oja_step_size(n_seen, eta0, constant), row)
-    return n_seen
+        load_row(i, X, data, indices, indptr, is_sparse, x)
+        for j in range(m):
+            projected[j] = np.dot(rows[j], x)
+        beta = oja_small_update(factor, gram, eigenvalues, counts, projected, 1.0,
+                                np.dot(x, x), eta0, constant)
+        for j in range(m):
+            rows[j] += (beta * projected[j]) * x
+        oja_refresh(rows, gram, factor)
 
 
 @jit

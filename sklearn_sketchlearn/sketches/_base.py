@@ -32,13 +32,15 @@ class BaseSketch(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
     exactly what an online learner's kernel keeps for the same sketch:
 
     ``rows`` (capacity x d)
-        FD buffer, Oja's orthonormal directions, or the RP matrix ``S``.
+        FD buffer, Oja's ``Z`` (see ``factor``), or the RP matrix ``S``.
     ``gram`` (capacity x capacity)
-        ``rows @ rows.T`` for Frequent Directions.
+        ``rows @ rows.T`` for Frequent Directions and Oja.
     ``eigenvalues`` (capacity,)
         Oja's ``Lambda``.
     ``dense`` (d x d)
         The exact Gram matrix (exact sketch only).
+    ``factor`` (capacity x capacity)
+        Oja's ``F``: its directions are ``V = F Z`` with ``Z = rows``.
     ``counts`` (int64, 2)
         FD rows in use, Oja's ``t`` or the RP counter; the RP seed.
     ``floats`` (1,)
@@ -120,6 +122,7 @@ class BaseSketch(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
             "gram": np.zeros((capacity, capacity)),
             "eigenvalues": np.zeros(capacity),
             "dense": np.zeros((0, 0)),
+            "factor": np.zeros((0, 0)),
             "counts": np.zeros(2, dtype=np.int64),
             "floats": np.zeros(1),
         }

@@ -97,6 +97,7 @@ class AdaFD(BaseUpdateRule):
         )
         arrays = (
             state["weights"], state["gradient_sum"], state["rows"], state["gram"],
-            state["eigenvalues"], state["dense"], state["counts"], state["floats"],
+            state["eigenvalues"], state["dense"], state["factor"], state["counts"],
+            state["floats"],
         )
         return ada_fd_partial_fit(chunk, arrays, params, decisions)

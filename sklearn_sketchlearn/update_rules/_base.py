@@ -24,6 +24,7 @@ def empty_sketch_state(n_features):
         "gram": np.zeros((0, 0)),
         "eigenvalues": np.zeros(0),
         "dense": np.zeros((0, 0)),
+        "factor": np.zeros((0, 0)),
         "counts": np.zeros(2, dtype=np.int64),
         "floats": np.zeros(1),
     }

@@ -140,6 +140,6 @@ class SDROGD(BaseUpdateRule):
         arrays = (
             state["weights"], state["batch_gradient"], state["class_sums"],
             state["class_counts"], state["rows"], state["gram"], state["eigenvalues"],
-            state["dense"], state["counts"], state["floats"], state["steps"],
+            state["dense"], state["factor"], state["counts"], state["floats"], state["steps"],
         )
         return sdrogd_partial_fit(chunk, arrays, params, decisions)

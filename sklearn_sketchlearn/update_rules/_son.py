@@ -170,8 +170,8 @@ class SketchedOnlineNewton(BaseUpdateRule):
         )
         arrays = (
             state["weights"], state["rows"], state["gram"], state["cholesky"],
-            state["eigenvalues"], state["dense"], state["counts"], state["floats"],
-            state["scale"],
+            state["eigenvalues"], state["dense"], state["factor"], state["counts"],
+            state["floats"], state["scale"],
         )
         return son_partial_fit(chunk, arrays, params, decisions)
 
