@@ -25,7 +25,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from ._validation import CHUNK_CHECKS, record_features, row_arrays
+from ._validation import CHUNK_CHECKS, plain_chunk, record_features, row_arrays
 from .losses import CLASSIFICATION_LOSSES, LOSSES, REGRESSION_LOSSES, multiclass_hinge
 from .sketches import SKETCHES, BaseSketch
 from .update_rules import UPDATE_RULES, BaseUpdateRule
@@ -199,6 +199,8 @@ class _BaseSketchedOnline(BaseEstimator):
         return 0.0
 
     def _check_sample_weight(self, sample_weight, X):
+        if sample_weight is None:
+            return np.ones(X.shape[0])
         sample_weight = _check_sample_weight(
             sample_weight, X, dtype=np.float64, ensure_non_negative=True
         )
@@ -209,7 +211,17 @@ class _BaseSketchedOnline(BaseEstimator):
     def _validate_Xy(self, X, y, *, first_call, y_numeric):
         if first_call:
             return check_X_y(X, y, estimator=self, y_numeric=y_numeric, **CHUNK_CHECKS)
+        # a stream's later chunks are usually plain arrays: skip the general
+        # machinery (dataframe probing) that costs more than a short chunk
+        checked = plain_chunk(self, X, y)
+        if checked is not None:
+            return checked
         return validate_data(self, X, y, reset=False, y_numeric=y_numeric, **CHUNK_CHECKS)
+
+    def _class_weight(self, classes, y):
+        if self.class_weight is None:
+            return np.ones(classes.size)
+        return compute_class_weight(self.class_weight, classes=classes, y=y)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -388,7 +400,7 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         check_classification_targets(y_checked)
         classes = self.classes_ if continuing else np.unique(y_checked)
         labels = self._encode(y_checked, classes)
-        class_weight = compute_class_weight(self.class_weight, classes=classes, y=y_checked)
+        class_weight = self._class_weight(classes, y_checked)
         sample_weight = self._check_sample_weight(sample_weight, X_checked)
         rule, sketch, loss = self._strategies()
         random_state = check_random_state(self.random_state)
@@ -445,12 +457,13 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
                 f"partial_fit, was: {self.classes_!r}"
             )
         X_checked, y_checked = self._validate_Xy(X, y, first_call=first_call, y_numeric=False)
-        check_classification_targets(y_checked)
         all_classes = unique_classes if first_call else self.classes_
-        if all_classes.size < 2:
-            raise ValueError(f"classes must hold at least two classes, got {all_classes!r}.")
+        if first_call:  # later, labels outside classes_ are caught by _encode
+            check_classification_targets(y_checked)
+            if all_classes.size < 2:
+                raise ValueError(f"classes must hold at least two classes, got {all_classes!r}.")
         labels = self._encode(y_checked, all_classes)
-        class_weight = compute_class_weight(self.class_weight, classes=all_classes, y=y_checked)
+        class_weight = self._class_weight(all_classes, y_checked)
         sample_weight = self._check_sample_weight(sample_weight, X_checked)
         if first_call:
             rule, sketch, loss = self._strategies()
@@ -472,13 +485,18 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
 
     @staticmethod
     def _encode(y, classes):
-        unknown = ~np.isin(y, classes)
-        if unknown.any():
+        """Indices of ``y`` in the sorted ``classes``; raises for other labels."""
+        try:
+            labels = np.minimum(np.searchsorted(classes, y), classes.size - 1)
+            unknown = classes[labels] != y
+        except TypeError:  # labels that do not compare with the classes
+            labels, unknown = None, ~np.isin(y, classes)
+        if np.any(unknown):
             raise ValueError(
                 "classes should include all valid labels that can be in y; "
                 f"got labels {np.unique(y[unknown])!r} not in {classes!r}"
             )
-        return np.searchsorted(classes, y)
+        return labels
 
     def _learn_labels(self, X, labels, sample_weight, class_weight, *, n_epochs, rng):
         """Targets and weights of each binary problem (or of the joint model)."""

@@ -34,6 +34,28 @@ def validate_chunk(estimator, X, *, first_call):
     return validate_data(estimator, X, reset=False, **CHUNK_CHECKS)
 
 
+def plain_chunk(estimator, X, y):
+    """The common case of a stream after the first chunk, validated cheaply.
+
+    A C-ordered float64 ndarray with the fitted number of columns and finite
+    values, numeric finite 1-d targets of the same length, and an estimator
+    fitted without feature names: exactly what :func:`validate_data` would
+    accept and return unchanged. Returns ``(X, y)``, or None to take the full
+    path (which also produces scikit-learn's error messages).
+    """
+    if not (
+        isinstance(X, np.ndarray) and isinstance(y, np.ndarray)
+        and X.dtype == np.float64 and X.ndim == 2 and X.flags.c_contiguous
+        and y.ndim == 1 and y.dtype.kind in "biuf"
+        and 0 < X.shape[0] == y.shape[0] and X.shape[1] == estimator.n_features_in_
+        and not hasattr(estimator, "feature_names_in_")
+    ):
+        return None
+    if not np.isfinite(X).all() or (y.dtype.kind == "f" and not np.isfinite(y).all()):
+        return None
+    return X, y
+
+
 def record_features(estimator, X):
     """Record ``n_features_in_`` (and ``feature_names_in_``) from raw ``X``."""
     validate_data(estimator, X, reset=True, skip_check_array=True)
