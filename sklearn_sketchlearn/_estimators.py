@@ -37,6 +37,9 @@ MAX_SEED = np.iinfo(np.int32).max
 class _BaseSketchedOnline(BaseEstimator):
     """Shared machinery of the two online learners."""
 
+    # Examples per kernel call within a pass: bounds the memory of a pass.
+    _BLOCK_SIZE = 8192
+
     _parameter_constraints: dict = {
         "update_rule": [StrOptions(set(UPDATE_RULES)), BaseUpdateRule],
         "sketch": [StrOptions({"auto", *SKETCHES}), BaseSketch, None],
@@ -107,12 +110,13 @@ class _BaseSketchedOnline(BaseEstimator):
 
     # -- learning -----------------------------------------------------------
 
-    def _learn(self, X, targets, weights, sample_weight, labels, *, n_epochs, rng):
+    def _learn(self, X, labels, sample_weight, class_weight, *, n_epochs, rng):
         """Run ``n_epochs`` passes over a validated chunk (shuffled when ``rng``).
 
-        ``targets`` and ``weights`` have one row per binary problem (or one row
-        for a joint model); ``labels`` are what the progressive metrics compare
-        the predictions with.
+        Each pass goes through the examples in blocks of at most
+        ``_BLOCK_SIZE``, whose targets, weights and predictions are the only
+        arrays allocated, so a pass's memory does not grow with its length
+        (but for the permutation of a shuffled pass).
         """
         if self._state["weights"].shape[-1] != X.shape[1] + self.fit_intercept:
             raise ValueError("fit_intercept changed since the model was started; call fit.")
@@ -120,56 +124,68 @@ class _BaseSketchedOnline(BaseEstimator):
         arrays = row_arrays(X)[:5]
         n_samples = X.shape[0]
         n_problems = self._state["weights"].shape[0]
-        decisions = np.empty((self._n_decision_rows(), n_samples))
         best_loss, no_improvement = np.inf, 0
         start = time.perf_counter()
-        for epoch in range(n_epochs):
-            order = rng.permutation(n_samples) if rng is not None else np.arange(n_samples)
-            settings = ChunkSettings(bool(self.fit_intercept), float(self._epsilon()), self.t_ - 1)
+        threads = n_problems > 1 and self.n_jobs not in (None, 1)
+        with Parallel(n_jobs=self.n_jobs if threads else 1, require="sharedmem") as parallel:
+            for epoch in range(n_epochs):
+                permutation = rng.permutation(n_samples) if rng is not None else None
+                sums = np.zeros(3)
+                for begin in range(0, n_samples, self._BLOCK_SIZE):
+                    stop = min(begin + self._BLOCK_SIZE, n_samples)
+                    order = (permutation[begin:stop] if permutation is not None
+                             else np.arange(begin, stop))
+                    block_labels, block_weights = labels[order], sample_weight[order]
+                    targets, weights = self._problem_arrays(block_labels, block_weights,
+                                                            class_weight)
+                    decisions = np.empty((self._n_decision_rows(), order.size))
+                    settings = ChunkSettings(bool(self.fit_intercept), float(self._epsilon()),
+                                             self.t_ - 1)
 
-            def run(k):
-                state = {key: value[k] for key, value in self._state.items()}
-                chunk = (*arrays, order, targets[k], weights[k])
-                rows = decisions if self.update_rule_._joint_multiclass else decisions[k]
-                try:
-                    return self.update_rule_._partial_fit(chunk, state, self.sketch_, loss,
-                                                          settings, rows)
-                except np.linalg.LinAlgError:  # an eigensolver met the overflow first
-                    return -1
+                    def run(k):
+                        state = {key: value[k] for key, value in self._state.items()}
+                        chunk = (*arrays, order, targets[k], weights[k])
+                        rows = decisions if self.update_rule_._joint_multiclass else decisions[k]
+                        try:
+                            return self.update_rule_._partial_fit(chunk, state, self.sketch_,
+                                                                  loss, settings, rows)
+                        except np.linalg.LinAlgError:  # an eigensolver met the overflow
+                            return -1
 
-            if n_problems == 1 or self.n_jobs in (None, 1):
-                learned = [run(k) for k in range(n_problems)]
-            else:
-                learned = Parallel(n_jobs=self.n_jobs, require="sharedmem")(
-                    delayed(run)(k) for k in range(n_problems)
-                )
-            if min(learned) < n_samples:
-                raise ValueError(
-                    f"Floating-point overflow in {type(self.update_rule_).__name__} during "
-                    f"pass {epoch + 1}: its predictions are no longer finite. Scaling the "
-                    "input data (StandardScaler), a smaller step or a larger ridge might "
-                    "help."
-                )
-            self.t_ += n_samples
-            epoch_loss = self._record_progress(decisions, labels[order], sample_weight[order])
-            if self.verbose:
-                self._report(epoch, epoch_loss, time.perf_counter() - start)
-            if self.tol is not None:
-                no_improvement = no_improvement + 1 if epoch_loss > best_loss - self.tol else 0
-                best_loss = min(best_loss, epoch_loss)
-                if no_improvement >= self.n_iter_no_change:
-                    break
+                    if threads:
+                        learned = parallel(delayed(run)(k) for k in range(n_problems))
+                    else:
+                        learned = [run(k) for k in range(n_problems)]
+                    if min(learned) < order.size:
+                        raise ValueError(
+                            f"Floating-point overflow in {type(self.update_rule_).__name__} "
+                            f"during pass {epoch + 1}: its predictions are no longer finite. "
+                            "Scaling the input data (StandardScaler), a smaller step or a "
+                            "larger ridge might help."
+                        )
+                    self.t_ += order.size
+                    sums += self._progress_terms(decisions, block_labels, block_weights)
+                epoch_loss = self._record_progress(sums)
+                if self.verbose:
+                    self._report(epoch, epoch_loss, time.perf_counter() - start)
+                if self.tol is not None:
+                    no_improvement = no_improvement + 1 if epoch_loss > best_loss - self.tol else 0
+                    best_loss = min(best_loss, epoch_loss)
+                    if no_improvement >= self.n_iter_no_change:
+                        break
         self.n_iter_ = epoch + 1
         self._publish_coef()
 
-    def _record_progress(self, decisions, labels, sample_weight):
-        """Add a pass's progressive metrics to the counters; return its mean loss."""
+    def _progress_terms(self, decisions, labels, sample_weight):
+        """``[weight, weighted loss, weighted mistakes]`` of a block's predictions."""
         losses, mistakes = self._progressive_terms(decisions, labels)
-        total = sample_weight.sum()
-        epoch = np.array([total, sample_weight @ losses, sample_weight @ mistakes])
-        self._progressive_sums += epoch
+        return np.array([sample_weight.sum(), sample_weight @ losses, sample_weight @ mistakes])
+
+    def _record_progress(self, sums):
+        """Add a pass's progressive sums to the counters; return its mean loss."""
+        self._progressive_sums += sums
         self.progressive_loss_ = self._progressive_sums[1] / self._progressive_sums[0]
-        return epoch[1] / total
+        return sums[1] / sums[0]
 
     def _report(self, epoch, epoch_loss, elapsed):
         norm = np.linalg.norm(self._state["weights"])
@@ -411,8 +427,7 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
             self._start(X, X_checked.shape[1], rule, sketch, loss,
                         *self._problems(classes, rule), random_state)
         rng = random_state if self.shuffle else None
-        self._learn_labels(X_checked, labels, sample_weight, class_weight,
-                           n_epochs=self.max_iter, rng=rng)
+        self._learn(X_checked, labels, sample_weight, class_weight, n_epochs=self.max_iter, rng=rng)
         return self
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -470,7 +485,7 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
             self.classes_ = all_classes
             self._start(X, X_checked.shape[1], rule, sketch, loss,
                         *self._problems(all_classes, rule), check_random_state(self.random_state))
-        self._learn_labels(X_checked, labels, sample_weight, class_weight, n_epochs=1, rng=None)
+        self._learn(X_checked, labels, sample_weight, class_weight, n_epochs=1, rng=None)
         return self
 
     @staticmethod
@@ -498,26 +513,18 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
             )
         return labels
 
-    def _learn_labels(self, X, labels, sample_weight, class_weight, *, n_epochs, rng):
+    def _problem_arrays(self, labels, sample_weight, class_weight):
         """Targets and weights of each binary problem (or of the joint model)."""
         n_classes = self.classes_.size
         weighted = sample_weight * class_weight[labels]
+        if n_classes == 2:
+            return np.where(labels == 1, 1.0, -1.0)[np.newaxis], weighted[np.newaxis]
         if self.update_rule_._joint_multiclass:
-            if n_classes == 2:
-                targets = np.where(labels == 1, 1.0, -1.0)[np.newaxis]
-            else:
-                targets = labels.astype(np.float64)[np.newaxis]
-            weights = weighted[np.newaxis]
-        elif n_classes == 2:
-            targets = np.where(labels == 1, 1.0, -1.0)[np.newaxis]
-            weights = weighted[np.newaxis]
-        else:
-            is_positive = labels[np.newaxis] == np.arange(n_classes)[:, np.newaxis]
-            targets = np.where(is_positive, 1.0, -1.0)
-            # one-vs-rest as in SGDClassifier: class weights on the positives only
-            weights = np.where(is_positive, weighted, sample_weight)
-        self._learn(X, np.ascontiguousarray(targets), np.ascontiguousarray(weights),
-                    sample_weight, labels, n_epochs=n_epochs, rng=rng)
+            return labels.astype(np.float64)[np.newaxis], weighted[np.newaxis]
+        is_positive = labels[np.newaxis] == np.arange(n_classes)[:, np.newaxis]
+        # one-vs-rest as in SGDClassifier: class weights on the positives only
+        return (np.where(is_positive, 1.0, -1.0),
+                np.ascontiguousarray(np.where(is_positive, weighted, sample_weight)))
 
     def _n_decision_rows(self):
         n_classes = self.classes_.size
@@ -538,8 +545,8 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
             mistakes = np.argmax(decisions, axis=0) != labels
         return losses, mistakes.astype(np.float64)
 
-    def _record_progress(self, decisions, labels, sample_weight):
-        epoch_loss = super()._record_progress(decisions, labels, sample_weight)
+    def _record_progress(self, sums):
+        epoch_loss = super()._record_progress(sums)
         self.progressive_error_ = self._progressive_sums[2] / self._progressive_sums[0]
         return epoch_loss
 
@@ -735,7 +742,8 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
         else:
             self._start(X, X_checked.shape[1], rule, sketch, loss, 1, 1, random_state)
         rng = random_state if self.shuffle else None
-        self._learn_targets(X_checked, y_checked, sample_weight, n_epochs=self.max_iter, rng=rng)
+        self._learn(X_checked, np.asarray(y_checked, dtype=np.float64), sample_weight, None,
+                    n_epochs=self.max_iter, rng=rng)
         return self
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -763,13 +771,12 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
             rule, sketch, loss = self._strategies()
             self._start(X, X_checked.shape[1], rule, sketch, loss, 1, 1,
                         check_random_state(self.random_state))
-        self._learn_targets(X_checked, y_checked, sample_weight, n_epochs=1, rng=None)
+        self._learn(X_checked, np.asarray(y_checked, dtype=np.float64), sample_weight, None,
+                    n_epochs=1, rng=None)
         return self
 
-    def _learn_targets(self, X, y, sample_weight, *, n_epochs, rng):
-        y = np.ascontiguousarray(y, dtype=np.float64)
-        self._learn(X, y[np.newaxis], sample_weight[np.newaxis], sample_weight, y,
-                    n_epochs=n_epochs, rng=rng)
+    def _problem_arrays(self, targets, sample_weight, class_weight):
+        return targets[np.newaxis], sample_weight[np.newaxis]
 
     def _n_decision_rows(self):
         return 1

@@ -87,6 +87,18 @@ def test_fit_equals_partial_fit_over_chunks(stream, name, n_classes):
     assert chunked.progressive_error_ == pytest.approx(whole.progressive_error_)
 
 
+@pytest.mark.parametrize("name", ["son-fast_rfd", "son-oja", "ada_ffd-dual", "sdrogd", "adagrad"])
+def test_passes_in_blocks_change_nothing(stream, name, monkeypatch):
+    # A pass runs in blocks of _BLOCK_SIZE examples to bound its memory.
+    X, y = stream
+    whole = make_model(name, max_iter=3).fit(X, y)
+    monkeypatch.setattr(SketchedOnlineClassifier, "_BLOCK_SIZE", 7)
+    blocked = make_model(name, max_iter=3).fit(X, y)
+    np.testing.assert_allclose(blocked.coef_, whole.coef_, rtol=1e-12, atol=1e-14)
+    assert blocked.progressive_loss_ == pytest.approx(whole.progressive_loss_, rel=1e-12)
+    assert blocked.t_ == whole.t_
+
+
 @pytest.mark.parametrize("name", list(PAIRINGS))
 def test_pickled_mid_stream_continues_exactly(stream, name):
     X, y = stream

@@ -84,7 +84,9 @@ def ada_fd_partial_fit(chunk, state, params, decisions):
     Parameters
     ----------
     chunk : tuple
-        ``(X, data, indices, indptr, is_sparse, order, y, sample_weight)``.
+        ``(X, data, indices, indptr, is_sparse, order, y, sample_weight)``: the
+        ``i``-th example learned is row ``order[i]`` of the chunk, with target
+        ``y[i]`` and weight ``sample_weight[i]``.
     state : tuple
         ``(weights, gradient_sum, rows, gram, eigenvalues, dense, factor,
         counts, floats)``, modified in place.
@@ -118,7 +120,7 @@ def ada_fd_partial_fit(chunk, state, params, decisions):
     for i in range(order.shape[0]):
         row = order[i]
         load_example(row, X, data, indices, indptr, is_sparse, fit_intercept, x)
-        weight, target = sample_weight[row], y[row]
+        weight, target = sample_weight[i], y[i]
         prediction = np.dot(weights, x)
         if not np.isfinite(prediction):
             return i

@@ -16,7 +16,9 @@ def first_order_partial_fit(chunk, state, params, decisions):
     Parameters
     ----------
     chunk : tuple
-        ``(X, data, indices, indptr, is_sparse, order, y, sample_weight)``.
+        ``(X, data, indices, indptr, is_sparse, order, y, sample_weight)``: the
+        ``i``-th example learned is row ``order[i]`` of the chunk, with target
+        ``y[i]`` and weight ``sample_weight[i]``.
     state : tuple
         ``(weights, gradient_sum, squared_sum)``, modified in place.
     params : tuple
@@ -43,7 +45,7 @@ def first_order_partial_fit(chunk, state, params, decisions):
         if not np.isfinite(prediction):
             return i
         decisions[i] = prediction
-        slope = sample_weight[row] * loss_derivative(loss_code, prediction, y[row], epsilon)
+        slope = sample_weight[i] * loss_derivative(loss_code, prediction, y[i], epsilon)
         if not adaptive:
             weights -= (eta0 * (t_start + i + 1) ** (-power_t) * slope) * x
             continue

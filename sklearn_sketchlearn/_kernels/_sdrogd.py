@@ -116,8 +116,10 @@ def sdrogd_partial_fit(chunk, state, params, decisions):
     Parameters
     ----------
     chunk : tuple
-        ``(X, data, indices, indptr, is_sparse, order, y, sample_weight)``;
-        ``y`` holds +-1 for a binary model, class indices otherwise.
+        ``(X, data, indices, indptr, is_sparse, order, y, sample_weight)``: the
+        ``i``-th example learned is row ``order[i]``, with target ``y[i]`` (+-1
+        for a binary model, a class index otherwise) and weight
+        ``sample_weight[i]``.
     state : tuple
         ``(weights, batch_gradient, class_sums, class_counts, rows, gram,
         eigenvalues, dense, factor, counts, floats, steps)``, modified in place;
@@ -157,7 +159,7 @@ def sdrogd_partial_fit(chunk, state, params, decisions):
     for i in range(order.shape[0]):
         row = order[i]
         load_example(row, X, data, indices, indptr, is_sparse, fit_intercept, x)
-        weight, target = sample_weight[row], y[row]
+        weight, target = sample_weight[i], y[i]
         for k in range(n_outputs):
             scores[k] = np.dot(weights[k], x)
             if not np.isfinite(scores[k]):

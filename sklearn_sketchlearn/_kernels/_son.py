@@ -138,7 +138,9 @@ def son_partial_fit(chunk, state, params, decisions):
     Parameters
     ----------
     chunk : tuple
-        ``(X, data, indices, indptr, is_sparse, order, y, sample_weight)``.
+        ``(X, data, indices, indptr, is_sparse, order, y, sample_weight)``: the
+        ``i``-th example learned is row ``order[i]`` of the chunk, with target
+        ``y[i]`` and weight ``sample_weight[i]``.
     state : tuple
         ``(weights, rows, gram, cholesky, eigenvalues, dense, factor, counts,
         floats, scale)``, modified in place. ``counts[0]`` holds the FD rows in
@@ -180,7 +182,7 @@ def son_partial_fit(chunk, state, params, decisions):
         if use_scale:
             raw[:] = x
             x /= np.sqrt(scale)
-        weight, target = sample_weight[row], y[row]
+        weight, target = sample_weight[i], y[i]
 
         n_rows = 0
         if kind == FREQUENT_DIRECTIONS:
