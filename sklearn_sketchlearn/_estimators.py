@@ -110,13 +110,14 @@ class _BaseSketchedOnline(BaseEstimator):
 
     # -- learning -----------------------------------------------------------
 
-    def _learn(self, X, labels, sample_weight, class_weight, *, n_epochs, rng):
+    def _learn(self, X, y, sample_weight, class_weight, *, n_epochs, rng):
         """Run ``n_epochs`` passes over a validated chunk (shuffled when ``rng``).
 
         Each pass goes through the examples in blocks of at most
-        ``_BLOCK_SIZE``, whose targets, weights and predictions are the only
-        arrays allocated, so a pass's memory does not grow with its length
-        (but for the permutation of a shuffled pass).
+        ``_BLOCK_SIZE``, whose labels, targets, weights and predictions are the
+        only arrays allocated, so a pass's memory does not grow with its length
+        (but for the permutation of a shuffled pass). ``sample_weight`` None
+        means ones.
         """
         if self._state["weights"].shape[-1] != X.shape[1] + self.fit_intercept:
             raise ValueError("fit_intercept changed since the model was started; call fit.")
@@ -135,7 +136,9 @@ class _BaseSketchedOnline(BaseEstimator):
                     stop = min(begin + self._BLOCK_SIZE, n_samples)
                     order = (permutation[begin:stop] if permutation is not None
                              else np.arange(begin, stop))
-                    block_labels, block_weights = labels[order], sample_weight[order]
+                    block_weights = (np.ones(order.size) if sample_weight is None
+                                     else sample_weight[order])
+                    block_labels = self._block_labels(y[order])
                     targets, weights = self._problem_arrays(block_labels, block_weights,
                                                             class_weight)
                     decisions = np.empty((self._n_decision_rows(), order.size))
@@ -215,8 +218,9 @@ class _BaseSketchedOnline(BaseEstimator):
         return 0.0
 
     def _check_sample_weight(self, sample_weight, X):
+        """Validated weights, or None for unit weights (made per block)."""
         if sample_weight is None:
-            return np.ones(X.shape[0])
+            return None
         sample_weight = _check_sample_weight(
             sample_weight, X, dtype=np.float64, ensure_non_negative=True
         )
@@ -415,7 +419,7 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         X_checked, y_checked = self._validate_Xy(X, y, first_call=not continuing, y_numeric=False)
         check_classification_targets(y_checked)
         classes = self.classes_ if continuing else np.unique(y_checked)
-        labels = self._encode(y_checked, classes)
+        self._check_labels(y_checked, classes)
         class_weight = self._class_weight(classes, y_checked)
         sample_weight = self._check_sample_weight(sample_weight, X_checked)
         rule, sketch, loss = self._strategies()
@@ -427,7 +431,8 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
             self._start(X, X_checked.shape[1], rule, sketch, loss,
                         *self._problems(classes, rule), random_state)
         rng = random_state if self.shuffle else None
-        self._learn(X_checked, labels, sample_weight, class_weight, n_epochs=self.max_iter, rng=rng)
+        self._learn(X_checked, y_checked, sample_weight, class_weight, n_epochs=self.max_iter,
+                    rng=rng)
         return self
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -473,11 +478,11 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
             )
         X_checked, y_checked = self._validate_Xy(X, y, first_call=first_call, y_numeric=False)
         all_classes = unique_classes if first_call else self.classes_
-        if first_call:  # later, labels outside classes_ are caught by _encode
+        if first_call:  # later, labels outside classes_ are caught by _check_labels
             check_classification_targets(y_checked)
             if all_classes.size < 2:
                 raise ValueError(f"classes must hold at least two classes, got {all_classes!r}.")
-        labels = self._encode(y_checked, all_classes)
+        self._check_labels(y_checked, all_classes)
         class_weight = self._class_weight(all_classes, y_checked)
         sample_weight = self._check_sample_weight(sample_weight, X_checked)
         if first_call:
@@ -485,7 +490,7 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
             self.classes_ = all_classes
             self._start(X, X_checked.shape[1], rule, sketch, loss,
                         *self._problems(all_classes, rule), check_random_state(self.random_state))
-        self._learn(X_checked, labels, sample_weight, class_weight, n_epochs=1, rng=None)
+        self._learn(X_checked, y_checked, sample_weight, class_weight, n_epochs=1, rng=None)
         return self
 
     @staticmethod
@@ -498,20 +503,24 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
             return 1, (1 if n_classes == 2 else n_classes)
         return (1 if n_classes == 2 else n_classes), 1
 
-    @staticmethod
-    def _encode(y, classes):
-        """Indices of ``y`` in the sorted ``classes``; raises for other labels."""
-        try:
-            labels = np.minimum(np.searchsorted(classes, y), classes.size - 1)
-            unknown = classes[labels] != y
-        except TypeError:  # labels that do not compare with the classes
-            labels, unknown = None, ~np.isin(y, classes)
-        if np.any(unknown):
-            raise ValueError(
-                "classes should include all valid labels that can be in y; "
-                f"got labels {np.unique(y[unknown])!r} not in {classes!r}"
-            )
-        return labels
+    def _check_labels(self, y, classes):
+        """Raise if ``y`` holds a label outside ``classes``, in blocks."""
+        for begin in range(0, y.shape[0], self._BLOCK_SIZE):
+            block = y[begin : begin + self._BLOCK_SIZE]
+            try:
+                found = classes[np.minimum(np.searchsorted(classes, block), classes.size - 1)]
+                unknown = found != block
+            except TypeError:  # labels that do not compare with the classes
+                unknown = ~np.isin(block, classes)
+            if np.any(unknown):
+                raise ValueError(
+                    "classes should include all valid labels that can be in y; "
+                    f"got labels {np.unique(block[unknown])!r} not in {classes!r}"
+                )
+
+    def _block_labels(self, y):
+        """Indices in ``classes_`` of already checked labels."""
+        return np.searchsorted(self.classes_, y)
 
     def _problem_arrays(self, labels, sample_weight, class_weight):
         """Targets and weights of each binary problem (or of the joint model)."""
@@ -774,6 +783,9 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
         self._learn(X_checked, np.asarray(y_checked, dtype=np.float64), sample_weight, None,
                     n_epochs=1, rng=None)
         return self
+
+    def _block_labels(self, y):
+        return y
 
     def _problem_arrays(self, targets, sample_weight, class_weight):
         return targets[np.newaxis], sample_weight[np.newaxis]

@@ -70,6 +70,15 @@ DIVERGES_ON_HEAVY_CLASS_WEIGHTS = (
 )
 
 
+# Under the same weights Oja-SON's directions swing onto each heavily weighted
+# gradient: the check's outcome varied between 0.50 and 1.00 with the number of
+# epochs (1, 10, 100, 1000) and with rounding (refresh thresholds 1e2..1e8).
+CHAOTIC_UNDER_HEAVY_CLASS_WEIGHTS = (
+    "Oja's directions follow the last heavily weighted gradients: the outcome "
+    "swings between 0.5 and 1.0 with epochs and rounding (measured); see the comment."
+)
+
+
 def expected_failures(estimator):
     failures = {
         "check_sample_weight_equivalence_on_dense_data": NOT_WEIGHT_EQUIVALENT,
@@ -83,6 +92,8 @@ def expected_failures(estimator):
     )
     if unnormalised:
         failures["check_class_weight_classifiers"] = DIVERGES_ON_HEAVY_CLASS_WEIGHTS
+    if isinstance(estimator.sketch, OjaSketch):
+        failures["check_class_weight_classifiers"] = CHAOTIC_UNDER_HEAVY_CLASS_WEIGHTS
     return failures
 
 

@@ -1,0 +1,80 @@
+"""The peers: scikit-learn's SGDClassifier and, when installed, Vowpal Wabbit."""
+
+import os
+import statistics
+import tempfile
+import time
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import SGDClassifier
+
+
+def sgd_epoch(X, y):
+    """One epoch of ``SGDClassifier.fit``, in order (seconds)."""
+    model = SGDClassifier(max_iter=1, tol=None, shuffle=False, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        start = time.perf_counter()
+        model.fit(X, y)
+    return time.perf_counter() - start
+
+
+def sgd_partial_fit(X, y, batch_size=100):
+    """``SGDClassifier.partial_fit`` over consecutive chunks (seconds)."""
+    model, classes = SGDClassifier(random_state=0), np.unique(y)
+    start = time.perf_counter()
+    for begin in range(0, X.shape[0], batch_size):
+        model.partial_fit(X[begin : begin + batch_size], y[begin : begin + batch_size],
+                          classes=classes)
+    return time.perf_counter() - start
+
+
+def vowpal_wabbit():
+    """The ``vowpalwabbit`` module, or None when the optional extra is absent."""
+    try:
+        import vowpalwabbit
+    except ImportError:
+        return None
+    return vowpalwabbit
+
+
+def write_vw_file(X, y, path):
+    """VW text format, ``label |f index:value ...`` (sparse rows list their non-zeros)."""
+    X = sp.csr_matrix(X)
+    with open(path, "w") as handle:
+        for i in range(X.shape[0]):
+            start, stop = X.indptr[i], X.indptr[i + 1]
+            features = " ".join(f"{j}:{v:.9g}" for j, v in zip(X.indices[start:stop],
+                                                               X.data[start:stop]))
+            handle.write(f"{1 if y[i] > 0 else -1} |f {features}\n")
+
+
+def vw_oja_newton(X, y, sketch_size=10, repeats=3):
+    """Vowpal Wabbit's ``--OjaNewton`` on a file of ``(X, y)`` through its native parser.
+
+    Returns ``(seconds per example, start-up seconds)``: the median time of a
+    run minus the median time of a Workspace built without data. None when
+    ``vowpalwabbit`` is not installed.
+    """
+    vw = vowpal_wabbit()
+    if vw is None:
+        return None
+    arguments = f"--OjaNewton --sketch_size {sketch_size} --quiet --noconstant"
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "data.vw")
+        write_vw_file(X, y, path)
+        startups, runs = [], []
+        for _ in range(repeats):
+            start = time.perf_counter()
+            vw.Workspace(arguments).finish()
+            startups.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            workspace = vw.Workspace(f"{arguments} -d {path}")
+            workspace.run_parser()
+            workspace.finish()
+            runs.append(time.perf_counter() - start)
+    startup = statistics.median(startups)
+    return max(statistics.median(runs) - startup, 0.0) / X.shape[0], startup

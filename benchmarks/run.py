@@ -1,0 +1,376 @@
+"""Training cost of every update rule x sketch beside its peers, in one run.
+
+    python benchmarks/run.py                  # the full benchmark, a few minutes
+    python benchmarks/run.py --quick          # a smoke run in seconds (CI)
+    python benchmarks/run.py --output doc/benchmark_results.rst
+
+Every figure is a median over repeats of one training pass, measured in this
+process next to the peers it is divided by, because these machines are shared
+and noisy: the ratios are the results, the microseconds only their context.
+Peers: the compiled SON floor (``floor.py``), scikit-learn's SGDClassifier
+(one epoch of ``fit``, and ``partial_fit`` over chunks of 100) and, when the
+``benchmarks`` extra is installed, Vowpal Wabbit's ``--OjaNewton`` run on a
+file through its native parser (its start-up, a Workspace built without
+data, is reported separately).
+"""
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import tracemalloc
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+import sklearn
+from sklearn.base import clone
+
+import sklearn_sketchlearn
+from sklearn_sketchlearn import SketchedOnlineClassifier
+from sklearn_sketchlearn.sketches import (
+    ExactSketch,
+    FrequentDirections,
+    OjaSketch,
+    RandomProjectionSketch,
+    RegularizedFrequentDirections,
+)
+from sklearn_sketchlearn.update_rules import SDROGD, AdaFD, SketchedOnlineNewton
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from floor import run_floor  # noqa: E402
+from peers import sgd_epoch, sgd_partial_fit, vowpal_wabbit, vw_oja_newton  # noqa: E402
+
+SON = SketchedOnlineNewton(alpha=10.0)
+
+
+def sketched_learners(m):
+    """The pairings whose cost depends on the sketch size ``m``."""
+    return {
+        "SON fd (row)": (SON, FrequentDirections(m)),
+        "SON fast_fd": (SON, FrequentDirections(m, fast=True)),
+        "SON rfd (row)": (SON, RegularizedFrequentDirections(m)),
+        "SON fast_rfd": (SON, RegularizedFrequentDirections(m, fast=True)),
+        "SON oja": (SON, OjaSketch(m, random_state=0)),
+        "SON rp": (SON, RandomProjectionSketch(m, random_state=0)),
+        "ADA-FD (row)": (AdaFD(), FrequentDirections(m)),
+        "ADA-FFD": (AdaFD(), FrequentDirections(m, fast=True)),
+        "SDROGD": (SDROGD(), FrequentDirections(m, fast=True)),
+    }
+
+
+def other_learners(d):
+    """Pairings without a sketch size; the exact ones only where d^2 (d^3) is affordable."""
+    learners = {"SON m=0": (SON, None), "OGD": ("ogd", None), "AdaGrad": ("adagrad", None)}
+    if d <= 1000:
+        learners["FULL-ON"] = (SON, ExactSketch())
+    if d <= 100:
+        learners["ADA-FULL"] = (AdaFD(), ExactSketch())
+    return learners
+
+
+def classifier(rule, sketch, **params):
+    rule = rule if isinstance(rule, str) else clone(rule)
+    loss = "hinge" if isinstance(rule, SDROGD) else "squared_hinge"
+    return SketchedOnlineClassifier(rule, sketch=None if sketch is None else clone(sketch),
+                                    loss=loss, random_state=0, **params)
+
+
+def median_time(function, repeats):
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def one_pass(make, X, y):
+    return lambda: make().partial_fit(X, y, classes=np.unique(y))
+
+
+def per_example(make, X, y, repeats, budget):
+    """Median seconds per example of one pass, on as many rows as fit the budget."""
+    one_pass(make, X[:64], y[:64])()  # compile (or load from the cache)
+    estimate = median_time(one_pass(make, X[:256], y[:256]), 1) / 256
+    n = int(np.clip(budget / max(estimate, 1e-9), 256, X.shape[0]))
+    return median_time(one_pass(make, X[:n], y[:n]), repeats) / n
+
+
+def dense_problem(n, d, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    return X, (X @ rng.standard_normal(d) > 0).astype(np.int64)
+
+
+def dense_section(config, log):
+    """Per-example cost over d and m, with the floor, SGD and VW beside it."""
+    rows, peers = [], {}
+    for d in config["dims"]:
+        X, y = dense_problem(config["rows"][d], d)
+        n_peer = X.shape[0]
+        peers[d] = {
+            "SGD epoch": median_time(lambda: sgd_epoch(X, y), config["repeats"]) / n_peer,
+            "SGD partial_fit (chunks of 100)":
+                median_time(lambda: sgd_partial_fit(X, y), config["repeats"]) / n_peer,
+        }
+        for m in config["sizes"]:
+            run_floor(X[:8], y[:8].astype(float), m)
+            peers[d][f"floor m={m}"] = median_time(
+                lambda: run_floor(X, y.astype(float), m), config["repeats"]) / n_peer
+        vw = vw_oja_newton(X[: config["vw_rows"][d]], y[: config["vw_rows"][d]], 10,
+                           config["repeats"]) if config["vw"] else None
+        if vw is not None:
+            peers[d]["VW --OjaNewton m=10"] = vw[0]
+            peers[d]["VW start-up (s, not per example)"] = vw[1]
+        for m in config["sizes"]:
+            for name, (rule, sketch) in sketched_learners(m).items():
+                cost = per_example(lambda: classifier(rule, sketch), X, y, config["repeats"],
+                                   config["budget"])
+                rows.append({"learner": name, "d": d, "m": m, "us": cost * 1e6})
+                log(f"  d={d:<5d} m={m:<3d} {name:16s} {cost * 1e6:9.2f} us")
+        for name, (rule, sketch) in other_learners(d).items():
+            cost = per_example(lambda: classifier(rule, sketch), X, y, config["repeats"],
+                               config["budget"])
+            rows.append({"learner": name, "d": d, "m": None, "us": cost * 1e6})
+            log(f"  d={d:<5d}       {name:16s} {cost * 1e6:9.2f} us")
+    return rows, peers
+
+
+def dense_table(rows, peers, reference_m):
+    """Learners without a sketch size are compared with the floor at ``reference_m``."""
+    lines = [f"{'learner':16s} {'d':>5s} {'m':>3s} {'us/example':>11s} {'/floor':>7s} "
+             f"{'/SGD epoch':>10s} {'/VW OjaNewton':>13s}"]
+    for row in rows:
+        d, m = row["d"], row["m"]
+        floor = peers[d][f"floor m={m if m else reference_m}"]
+        vw = peers[d].get("VW --OjaNewton m=10")
+        lines.append(
+            f"{row['learner']:16s} {d:5d} {m if m else '-':>3} {row['us']:11.2f} "
+            f"{row['us'] / (floor * 1e6):7.2f} {row['us'] / (peers[d]['SGD epoch'] * 1e6):10.2f} "
+            + (f"{row['us'] / (vw * 1e6):13.2f}" if vw and m in (None, reference_m) else "")
+        )
+    lines.append("")
+    lines.append("peers (us per example, same run)")
+    for d, values in peers.items():
+        for name, value in values.items():
+            shown = f"{value:.3f} s" if "start-up" in name else f"{value * 1e6:.2f}"
+            lines.append(f"  d={d:<5d} {name:34s} {shown}")
+    return lines
+
+
+def slopes(rows, config):
+    """Exponents of time against d (at m=10) and against m (at the middle d)."""
+    lines = [f"{'learner':16s} {'time ~ d^k':>10s} {'time ~ m^k':>10s}"]
+    m_ref = 10 if 10 in config["sizes"] else config["sizes"][0]
+    d_ref = config["dims"][len(config["dims"]) // 2]
+    for name in sketched_learners(m_ref):
+        by_d = [(r["d"], r["us"]) for r in rows if r["learner"] == name and r["m"] == m_ref]
+        by_m = [(r["m"], r["us"]) for r in rows if r["learner"] == name and r["d"] == d_ref]
+        k_d = np.polyfit(*np.log(np.array(by_d)).T, 1)[0] if len(by_d) > 1 else np.nan
+        k_m = np.polyfit(*np.log(np.array(by_m)).T, 1)[0] if len(by_m) > 1 else np.nan
+        lines.append(f"{name:16s} {k_d:10.2f} {k_m:10.2f}")
+    return lines
+
+
+def sparse_section(config, log):
+    """A CSR problem with a high dimension: every learner densifies each row."""
+    n, d, nnz = config["sparse"]
+    rng = np.random.default_rng(1)
+    X = sp.random(n, d, density=nnz / d, format="csr", random_state=rng,
+                  data_rvs=rng.standard_normal)
+    y = (X @ rng.standard_normal(d) > 0).astype(np.int64)
+    results = {
+        "SGD epoch": median_time(lambda: sgd_epoch(X, y), config["repeats"]) / n,
+        "SGD partial_fit (chunks of 100)":
+            median_time(lambda: sgd_partial_fit(X, y), config["repeats"]) / n,
+    }
+    vw = vw_oja_newton(X, y, 10, config["repeats"]) if config["vw"] else None
+    if vw is not None:
+        results["VW --OjaNewton m=10"] = vw[0]
+    for name, (rule, sketch) in {
+        "SON fast_rfd m=10": (SON, RegularizedFrequentDirections(10, fast=True)),
+        "SON oja m=10": (SON, OjaSketch(10, random_state=0)),
+        "OGD": ("ogd", None),
+        "AdaGrad": ("adagrad", None),
+    }.items():
+        results[name] = per_example(lambda: classifier(rule, sketch), X, y, config["repeats"],
+                                    config["budget"])
+        log(f"  CSR {name:20s} {results[name] * 1e6:9.2f} us")
+    lines = [f"CSR, n={n}, d={d}, about {nnz} non-zeros per row (us per example)"]
+    lines += [f"  {name:34s} {value * 1e6:10.2f}" for name, value in results.items()]
+    return lines
+
+
+def chunking_section(config):
+    """partial_fit over chunks of 100 against one call over the same rows."""
+    lines = ["SON fast_rfd m=10: chunks of 100 / one call (median of ratios)"]
+    for d in config["dims"][:2]:
+        X, y = dense_problem(config["rows"][d], d)
+        make = lambda: classifier(SON, RegularizedFrequentDirections(10, fast=True))  # noqa: E731
+
+        def chunks():
+            model = make()
+            for begin in range(0, X.shape[0], 100):
+                model.partial_fit(X[begin : begin + 100], y[begin : begin + 100], classes=[0, 1])
+
+        one_pass(make, X, y)()
+        ratios = [median_time(chunks, 1) / median_time(one_pass(make, X, y), 1)
+                  for _ in range(config["repeats"])]
+        lines.append(f"  d={d:<5d} {statistics.median(ratios):.2f}")
+    return lines
+
+
+def threads_section(config):
+    """One-vs-rest over 10 classes: n_jobs=2 against n_jobs=1."""
+    n, d = config["threads"]
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((n, d))
+    y = np.argmax(X @ rng.standard_normal((d, 10)), axis=1)
+    times = {}
+    for n_jobs in (1, 2):
+        make = lambda: classifier(SON, RegularizedFrequentDirections(10, fast=True),  # noqa: E731
+                                  n_jobs=n_jobs)
+        one_pass(make, X[:64], y[:64])()
+        times[n_jobs] = median_time(one_pass(make, X, y), config["repeats"])
+    return [f"10 classes, n={n}, d={d}, SON fast_rfd m=10: n_jobs=1 {times[1]:.3f} s, "
+            f"n_jobs=2 {times[2]:.3f} s, speed-up {times[1] / times[2]:.2f}x"]
+
+
+STARTUP = """
+import time
+start = time.perf_counter()
+import numpy as np
+from sklearn_sketchlearn import SketchedOnlineClassifier
+imported = time.perf_counter()
+X = np.random.default_rng(0).standard_normal((100, 20)); y = (X[:, 0] > 0).astype(int)
+SketchedOnlineClassifier().partial_fit(X, y, classes=[0, 1])
+trained = time.perf_counter()
+print({"import": imported - start, "first_chunk": trained - imported})
+"""
+
+
+def compile_section():
+    """JIT compile time of a first call, and a second process with the cache warm."""
+    lines = []
+    with tempfile.TemporaryDirectory() as cache:
+        environment = {**os.environ, "NUMBA_CACHE_DIR": cache}
+        for label in ("first process (empty cache: compiles)", "second process (cache warm)"):
+            start = time.perf_counter()
+            output = subprocess.run([sys.executable, "-c", STARTUP], env=environment,
+                                    capture_output=True, text=True, check=True).stdout
+            wall = time.perf_counter() - start
+            inside = eval(output.strip().splitlines()[-1])  # the dict printed above
+            lines.append(f"  {label:40s} import {inside['import']:.2f} s, first chunk "
+                         f"{inside['first_chunk']:.2f} s, process start to trained "
+                         f"{wall:.2f} s")
+    return ["Default classifier (SON over fast RFD), 100 x 20 chunk:"] + lines
+
+
+def memory_section(config):
+    """State size per binary problem, and a pass's peak memory against n."""
+    d = config["memory_d"]
+    lines = [f"d={d}, m=10: state bytes / (m d 8), and peak traced memory of one pass "
+             "(X allocated before tracing)"]
+    for name, (rule, sketch) in {
+        "SON fast_rfd": (SON, RegularizedFrequentDirections(10, fast=True)),
+        "SON oja": (SON, OjaSketch(10, random_state=0)),
+        "ADA-FFD": (AdaFD(), FrequentDirections(10, fast=True)),
+        "SDROGD": (SDROGD(), FrequentDirections(10, fast=True)),
+        "AdaGrad": ("adagrad", None),
+    }.items():
+        peaks = []
+        for n in config["memory_rows"]:
+            X, y = dense_problem(n, d)
+            model = classifier(rule, sketch)
+            model.partial_fit(X[:16], y[:16], classes=[0, 1])
+            tracemalloc.start()
+            model.partial_fit(X, y)
+            peaks.append(tracemalloc.get_traced_memory()[1])
+            tracemalloc.stop()
+        state = sum(value.nbytes for value in model._state.values())
+        lines.append(f"  {name:14s} state {state / (10 * d * 8):5.2f} x m d 8 bytes; peak "
+                     + ", ".join(f"n={n}: {peak / 2**20:.2f} MiB"
+                                 for n, peak in zip(config["memory_rows"], peaks)))
+    return lines
+
+
+def environment():
+    vw = vowpal_wabbit()
+    cpu = platform.processor() or "unknown CPU"
+    if Path("/proc/cpuinfo").exists():
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    import numba
+    import scipy
+    return [
+        f"machine: {cpu}, {os.cpu_count()} cores, {platform.system()} {platform.release()}",
+        f"python {platform.python_version()}, numpy {np.__version__}, scipy {scipy.__version__}, "
+        f"scikit-learn {sklearn.__version__}, numba {numba.__version__}, "
+        f"sklearn-sketchlearn {sklearn_sketchlearn.__version__}, "
+        f"vowpalwabbit {vw.__version__ if vw else 'not installed'}",
+    ]
+
+
+CONFIGS = {
+    "full": {
+        "dims": [100, 1000, 5000], "sizes": [5, 10, 20],
+        "rows": {100: 20_000, 1000: 4_000, 5000: 1_000}, "vw_rows": {100: 50_000,
+                                                                     1000: 8_000, 5000: 2_000},
+        "repeats": 3, "budget": 0.25, "vw": True, "sparse": (3_000, 100_000, 50),
+        "threads": (4_000, 1000), "memory_d": 1000, "memory_rows": [4_096, 16_384],
+    },
+    "quick": {
+        "dims": [40, 80], "sizes": [5], "rows": {40: 400, 80: 400}, "vw_rows": {40: 400, 80: 400},
+        "repeats": 1, "budget": 0.01, "vw": True, "sparse": (300, 2_000, 10),
+        "threads": (300, 40), "memory_d": 40, "memory_rows": [256, 1024],
+    },
+}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="a smoke run in seconds")
+    parser.add_argument("--output", type=Path, help="also write the report as reStructuredText")
+    args = parser.parse_args(argv)
+    config = CONFIGS["quick" if args.quick else "full"]
+    if config["vw"] and vowpal_wabbit() is None:
+        print("vowpalwabbit is not installed (pip install '.[benchmarks]'): VW columns omitted")
+    start = time.perf_counter()
+    log = print
+    sections = {"Environment": environment()}
+    rows, peers = dense_section(config, log)
+    reference_m = 10 if 10 in config["sizes"] else config["sizes"][0]
+    sections["Dense, one pass (us per example; ratios to peers run in the same process)"] = (
+        dense_table(rows, peers, reference_m))
+    sections["Growth of the cost (log-log slopes)"] = slopes(rows, config)
+    sections["Sparse input"] = sparse_section(config, log)
+    sections["Chunked partial_fit"] = chunking_section(config)
+    sections["One-vs-rest in threads"] = threads_section(config)
+    sections["JIT compilation and the on-disk cache"] = compile_section()
+    sections["Memory"] = memory_section(config)
+    sections["Run"] = [f"{time.perf_counter() - start:.0f} s, "
+                       f"{'quick' if args.quick else 'full'} configuration: "
+                       + json.dumps({k: v for k, v in config.items() if k != 'rows'})]
+    report = []
+    for title, lines in sections.items():
+        report += ["", title, "-" * len(title), ""] + lines
+    print("\n".join(report))
+    if args.output:
+        rst = ["Benchmark results", "=================", "",
+               "Produced by ``python benchmarks/run.py --output " + str(args.output) + "``."]
+        for title, lines in sections.items():
+            rst += ["", title, "-" * len(title), "", "::", ""] + ["    " + line for line in lines]
+        args.output.write_text("\n".join(rst) + "\n")
+    return sections
+
+
+if __name__ == "__main__":
+    main()
