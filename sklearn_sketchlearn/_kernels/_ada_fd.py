@@ -32,15 +32,25 @@ from ._sketch_updates import EXACT, FREQUENT_DIRECTIONS, OJA
 
 
 @jit
+def is_diagonal(matrix, n):
+    """Whether the leading n x n block has no non-zero off-diagonal entry."""
+    for i in range(n):
+        for j in range(n):
+            if i != j and matrix[i, j] != 0.0:
+                return False
+    return True
+
+
+@jit
 def adagrad_solve(kind, rows, gram, eigenvalues, dense, factor, n_rows, n_sketched, rho, delta,
                   v, projected, work, out):
     """``out = (delta I + (rho I + S^T S)^{1/2})^{-1} v``, given ``projected = rows v``.
 
     Oja's sketch ``S = (t Lambda)^{1/2} V`` has orthonormal ``V = F Z`` (``Z =
     rows``), so its Gram matrix is ``diag(t Lambda)`` and the weights are
-    explicit; FD and RP
-    eigendecompose their ``n_rows x n_rows`` Gram matrix; the exact sketch its
-    d x d one (ADA-FULL, O(d^3)).
+    explicit. FD and RP eigendecompose their ``n_rows x n_rows`` Gram matrix,
+    unless it is diagonal (FD right after a shrink, every step of row-by-row
+    ADA-FD); the exact sketch its d x d one (ADA-FULL, O(d^3)).
     """
     if kind == EXACT:
         eigenvalues_full, eigenvectors = np.linalg.eigh(dense)
@@ -62,6 +72,15 @@ def adagrad_solve(kind, rows, gram, eigenvalues, dense, factor, n_rows, n_sketch
             for i in range(j, n_rows):
                 coefficient += factor[i, j] * work[i]
             out += coefficient * rows[j]
+        return
+    if is_diagonal(gram, n_rows):  # just shrunk: the rows are orthogonal
+        c = delta + np.sqrt(rho)
+        out[:] = v / c
+        for i in range(n_rows):
+            lam = gram[i, i]
+            if lam > 0.0:
+                psi = (1.0 / (delta + np.sqrt(rho + lam)) - 1.0 / c) / lam
+                out += (psi * projected[i]) * rows[i]
         return
     eigenvectors, psi, c = spectral_weights(gram[:n_rows, :n_rows], rho, delta, 0.5)
     out[:] = v / c
