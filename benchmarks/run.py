@@ -24,6 +24,7 @@ import sys
 import tempfile
 import time
 import tracemalloc
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -115,14 +116,14 @@ def dense_section(config, log):
         X, y = dense_problem(config["rows"][d], d)
         n_peer = X.shape[0]
         peers[d] = {
-            "SGD epoch": median_time(lambda: sgd_epoch(X, y), config["repeats"]) / n_peer,
+            "SGD epoch": median_time(partial(sgd_epoch, X, y), config["repeats"]) / n_peer,
             "SGD partial_fit (chunks of 100)":
-                median_time(lambda: sgd_partial_fit(X, y), config["repeats"]) / n_peer,
+                median_time(partial(sgd_partial_fit, X, y), config["repeats"]) / n_peer,
         }
         for m in config["sizes"]:
             run_floor(X[:8], y[:8].astype(float), m)
             peers[d][f"floor m={m}"] = median_time(
-                lambda: run_floor(X, y.astype(float), m), config["repeats"]) / n_peer
+                partial(run_floor, X, y.astype(float), m), config["repeats"]) / n_peer
         vw = vw_oja_newton(X[: config["vw_rows"][d]], y[: config["vw_rows"][d]], 10,
                            config["repeats"]) if config["vw"] else None
         if vw is not None:
@@ -130,12 +131,12 @@ def dense_section(config, log):
             peers[d]["VW start-up (s, not per example)"] = vw[1]
         for m in config["sizes"]:
             for name, (rule, sketch) in sketched_learners(m).items():
-                cost = per_example(lambda: classifier(rule, sketch), X, y, config["repeats"],
+                cost = per_example(partial(classifier, rule, sketch), X, y, config["repeats"],
                                    config["budget"])
                 rows.append({"learner": name, "d": d, "m": m, "us": cost * 1e6})
                 log(f"  d={d:<5d} m={m:<3d} {name:16s} {cost * 1e6:9.2f} us")
         for name, (rule, sketch) in other_learners(d).items():
-            cost = per_example(lambda: classifier(rule, sketch), X, y, config["repeats"],
+            cost = per_example(partial(classifier, rule, sketch), X, y, config["repeats"],
                                config["budget"])
             rows.append({"learner": name, "d": d, "m": None, "us": cost * 1e6})
             log(f"  d={d:<5d}       {name:16s} {cost * 1e6:9.2f} us")
@@ -178,6 +179,25 @@ def slopes(rows, config):
     return lines
 
 
+def tau_section(config, log):
+    """ADA-FFD's cost against tau; the paper's O(tau d) assumes tau <= sqrt(d)."""
+    taus = config["taus"]
+    lines = ["ADA-FFD, us per example (tau <= sqrt(d) is the paper's regime)",
+             f"  {'d':>5s} " + " ".join(f"{'tau=' + str(t):>9s}" for t in taus)
+             + "".join(f" {f'{b}/{a}':>8s}" for a, b in zip(taus[:-1], taus[1:], strict=True))]
+    for d in config["dims"]:
+        X, y = dense_problem(config["rows"][d], d)
+        costs = []
+        for tau in taus:
+            make = partial(classifier, AdaFD(), FrequentDirections(tau, fast=True))
+            costs.append(per_example(make, X, y, config["repeats"], config["budget"]))
+            log(f"  d={d:<5d} tau={tau:<3d} ADA-FFD {costs[-1] * 1e6:9.2f} us")
+        ratios = [b / a for a, b in zip(costs[:-1], costs[1:], strict=True)]
+        lines.append(f"  {d:5d} " + " ".join(f"{c * 1e6:9.2f}" for c in costs)
+                     + "".join(f" {r:8.2f}" for r in ratios))
+    return lines
+
+
 def sparse_section(config, log):
     """A CSR problem with a high dimension: every learner densifies each row."""
     n, d, nnz = config["sparse"]
@@ -199,7 +219,7 @@ def sparse_section(config, log):
         "OGD": ("ogd", None),
         "AdaGrad": ("adagrad", None),
     }.items():
-        results[name] = per_example(lambda: classifier(rule, sketch), X, y, config["repeats"],
+        results[name] = per_example(partial(classifier, rule, sketch), X, y, config["repeats"],
                                     config["budget"])
         log(f"  CSR {name:20s} {results[name] * 1e6:9.2f} us")
     lines = [f"CSR, n={n}, d={d}, about {nnz} non-zeros per row (us per example)"]
@@ -207,21 +227,22 @@ def sparse_section(config, log):
     return lines
 
 
+def in_chunks(make, X, y, size=100):
+    """Train a fresh model by partial_fit over consecutive chunks of ``size`` rows."""
+    model = make()
+    for begin in range(0, X.shape[0], size):
+        model.partial_fit(X[begin : begin + size], y[begin : begin + size], classes=[0, 1])
+
+
 def chunking_section(config):
     """partial_fit over chunks of 100 against one call over the same rows."""
     lines = ["SON fast_rfd m=10: chunks of 100 / one call (median of ratios)"]
+    make = partial(classifier, SON, RegularizedFrequentDirections(10, fast=True))
     for d in config["dims"][:2]:
         X, y = dense_problem(config["rows"][d], d)
-        make = lambda: classifier(SON, RegularizedFrequentDirections(10, fast=True))  # noqa: E731
-
-        def chunks():
-            model = make()
-            for begin in range(0, X.shape[0], 100):
-                model.partial_fit(X[begin : begin + 100], y[begin : begin + 100], classes=[0, 1])
-
         one_pass(make, X, y)()
-        ratios = [median_time(chunks, 1) / median_time(one_pass(make, X, y), 1)
-                  for _ in range(config["repeats"])]
+        ratios = [median_time(partial(in_chunks, make, X, y), 1)
+                  / median_time(one_pass(make, X, y), 1) for _ in range(config["repeats"])]
         lines.append(f"  d={d:<5d} {statistics.median(ratios):.2f}")
     return lines
 
@@ -234,8 +255,8 @@ def threads_section(config):
     y = np.argmax(X @ rng.standard_normal((d, 10)), axis=1)
     times = {}
     for n_jobs in (1, 2):
-        make = lambda: classifier(SON, RegularizedFrequentDirections(10, fast=True),  # noqa: E731
-                                  n_jobs=n_jobs)
+        make = partial(classifier, SON, RegularizedFrequentDirections(10, fast=True),
+                       n_jobs=n_jobs)
         one_pass(make, X[:64], y[:64])()
         times[n_jobs] = median_time(one_pass(make, X, y), config["repeats"])
     return [f"10 classes, n={n}, d={d}, SON fast_rfd m=10: n_jobs=1 {times[1]:.3f} s, "
@@ -296,7 +317,7 @@ def memory_section(config):
         state = sum(value.nbytes for value in model._state.values())
         lines.append(f"  {name:14s} state {state / (10 * d * 8):5.2f} x m d 8 bytes; peak "
                      + ", ".join(f"n={n}: {peak / 2**20:.2f} MiB"
-                                 for n, peak in zip(config["memory_rows"], peaks)))
+                                 for n, peak in zip(config["memory_rows"], peaks, strict=True)))
     return lines
 
 
@@ -321,14 +342,15 @@ def environment():
 
 CONFIGS = {
     "full": {
-        "dims": [100, 1000, 5000], "sizes": [5, 10, 20],
+        "dims": [100, 1000, 5000], "sizes": [5, 10, 20], "taus": [10, 20, 40],
         "rows": {100: 20_000, 1000: 4_000, 5000: 1_000}, "vw_rows": {100: 50_000,
                                                                      1000: 8_000, 5000: 2_000},
         "repeats": 3, "budget": 0.25, "vw": True, "sparse": (3_000, 100_000, 50),
         "threads": (4_000, 1000), "memory_d": 1000, "memory_rows": [4_096, 16_384],
     },
     "quick": {
-        "dims": [40, 80], "sizes": [5], "rows": {40: 400, 80: 400}, "vw_rows": {40: 400, 80: 400},
+        "dims": [40, 80], "sizes": [5], "taus": [3, 6], "rows": {40: 400, 80: 400},
+        "vw_rows": {40: 400, 80: 400},
         "repeats": 1, "budget": 0.01, "vw": True, "sparse": (300, 2_000, 10),
         "threads": (300, 40), "memory_d": 40, "memory_rows": [256, 1024],
     },
@@ -351,6 +373,7 @@ def main(argv=None):
     sections["Dense, one pass (us per example; ratios to peers run in the same process)"] = (
         dense_table(rows, peers, reference_m))
     sections["Growth of the cost (log-log slopes)"] = slopes(rows, config)
+    sections["ADA-FFD against tau"] = tau_section(config, log)
     sections["Sparse input"] = sparse_section(config, log)
     sections["Chunked partial_fit"] = chunking_section(config)
     sections["One-vs-rest in threads"] = threads_section(config)

@@ -19,38 +19,33 @@ shrunk before the step (Algorithms 1, 2); the doubling buffer after it, so
 that ADA-FFD steps with all ``2 tau`` directions (Algorithms 3, 4). ``H^{-1}``
 comes from the eigendecomposition of the small Gram matrix ``S S^T``, which
 is what the paper's ``2 tau x 2 tau`` eigendecomposition of ``M_t`` computes.
+Between two shrinks that Gram matrix only gains a row and a column, so its
+eigendecomposition is updated in O(tau^2) plus a small matrix product
+(:mod:`._bordered_eigh`) rather than recomputed in O(tau^3) at every step;
+after a shrink it is diagonal.
 """
 
 import numpy as np
 
+from ._bordered_eigh import bordered_eigh_update
 from ._jit import jit
 from ._learner_sketch import fd_shrink_and_project, sketch_append
 from ._losses import loss_derivative
-from ._lowrank import spectral_weights
+from ._lowrank import spectrum_weights
 from ._rows import load_example
-from ._sketch_updates import EXACT, FREQUENT_DIRECTIONS, OJA
+from ._sketch_updates import EXACT, FREQUENT_DIRECTIONS, OJA, RANDOM_PROJECTION
 
 
 @jit
-def is_diagonal(matrix, n):
-    """Whether the leading n x n block has no non-zero off-diagonal entry."""
-    for i in range(n):
-        for j in range(n):
-            if i != j and matrix[i, j] != 0.0:
-                return False
-    return True
-
-
-@jit
-def adagrad_solve(kind, rows, gram, eigenvalues, dense, factor, n_rows, n_sketched, rho, delta,
+def adagrad_solve(kind, rows, spectrum, basis, dense, factor, n_rows, n_sketched, rho, delta,
                   v, projected, work, out):
     """``out = (delta I + (rho I + S^T S)^{1/2})^{-1} v``, given ``projected = rows v``.
 
-    Oja's sketch ``S = (t Lambda)^{1/2} V`` has orthonormal ``V = F Z`` (``Z =
-    rows``), so its Gram matrix is ``diag(t Lambda)`` and the weights are
-    explicit. FD and RP eigendecompose their ``n_rows x n_rows`` Gram matrix,
-    unless it is diagonal (FD right after a shrink, every step of row-by-row
-    ADA-FD); the exact sketch its d x d one (ADA-FULL, O(d^3)).
+    FD and RP: ``spectrum`` and ``basis`` hold the eigendecomposition of the
+    Gram matrix ``rows rows^T``. Oja: ``S = (t Lambda)^{1/2} V`` has
+    orthonormal ``V = F Z`` (``Z = rows``, ``F = factor``), so ``spectrum`` is
+    ``Lambda`` and the weights are explicit. The exact sketch eigendecomposes
+    its d x d ``dense`` (ADA-FULL, O(d^3)).
     """
     if kind == EXACT:
         eigenvalues_full, eigenvectors = np.linalg.eigh(dense)
@@ -59,13 +54,13 @@ def adagrad_solve(kind, rows, gram, eigenvalues, dense, factor, n_rows, n_sketch
             coefficients[i] /= delta + np.sqrt(max(eigenvalues_full[i], 0.0))
         out[:] = eigenvectors @ coefficients
         return
-    out[:] = v / delta
     if kind == OJA:
+        out[:] = v / delta
         for i in range(n_rows):  # coefficients on V's rows: (F Z v)_i times the weight
             coefficient = 0.0
             for j in range(i + 1):
                 coefficient += factor[i, j] * projected[j]
-            root = np.sqrt(n_sketched * eigenvalues[i])
+            root = np.sqrt(n_sketched * spectrum[i])
             work[i] = (1.0 / (delta + root) - 1.0 / delta) * coefficient
         for j in range(n_rows):  # V^T w = Z^T (F^T w)
             coefficient = 0.0
@@ -73,27 +68,27 @@ def adagrad_solve(kind, rows, gram, eigenvalues, dense, factor, n_rows, n_sketch
                 coefficient += factor[i, j] * work[i]
             out += coefficient * rows[j]
         return
-    if is_diagonal(gram, n_rows):  # just shrunk: the rows are orthogonal
-        c = delta + np.sqrt(rho)
-        out[:] = v / c
-        for i in range(n_rows):
-            lam = gram[i, i]
-            if lam > 0.0:
-                psi = (1.0 / (delta + np.sqrt(rho + lam)) - 1.0 / c) / lam
-                out += (psi * projected[i]) * rows[i]
-        return
-    eigenvectors, psi, c = spectral_weights(gram[:n_rows, :n_rows], rho, delta, 0.5)
+    psi, c = spectrum_weights(spectrum[:n_rows], rho, delta, 0.5)
     out[:] = v / c
     for i in range(n_rows):
         coefficient = 0.0
         for j in range(n_rows):
-            coefficient += eigenvectors[j, i] * projected[j]
+            coefficient += basis[j, i] * projected[j]
         work[i] = psi[i] * coefficient
     for j in range(n_rows):
         coefficient = 0.0
         for i in range(n_rows):
-            coefficient += eigenvectors[j, i] * work[i]
+            coefficient += basis[j, i] * work[i]
         out += coefficient * rows[j]
+
+
+@jit
+def reset_to_diagonal(gram, n_rows, spectrum, basis):
+    """After an FD shrink the Gram matrix is diagonal: its own eigendecomposition."""
+    basis[:n_rows, :n_rows] = 0.0
+    for i in range(n_rows):
+        basis[i, i] = 1.0
+        spectrum[i] = gram[i, i]
 
 
 @jit
@@ -108,7 +103,9 @@ def ada_fd_partial_fit(chunk, state, params, decisions):
         ``y[i]`` and weight ``sample_weight[i]``.
     state : tuple
         ``(weights, gradient_sum, rows, gram, eigenvalues, dense, factor,
-        counts, floats)``, modified in place.
+        counts, floats, gram_eigenvalues, gram_eigenvectors)``, modified in
+        place; the last two hold the eigendecomposition of the leading block
+        of ``gram`` in use (FD: kept current row by row; RP: recomputed).
     params : tuple
         ``(kind, rank, regularized, sketch_ridge, loss_code, epsilon, eta,
         delta, dual, oja_eta0, oja_constant, fit_intercept)``. The sketch's
@@ -123,7 +120,8 @@ def ada_fd_partial_fit(chunk, state, params, decisions):
         Examples learned (fewer if a prediction stopped being finite).
     """
     X, data, indices, indptr, is_sparse, order, y, sample_weight = chunk
-    weights, gradient_sum, rows, gram, eigenvalues, dense, factor, counts, floats = state
+    (weights, gradient_sum, rows, gram, eigenvalues, dense, factor, counts, floats,
+     gram_eigenvalues, gram_eigenvectors) = state
     (kind, rank, regularized, sketch_ridge, loss_code, epsilon, eta, delta, dual,
      oja_eta0, oja_constant, fit_intercept) = params
 
@@ -135,6 +133,7 @@ def ada_fd_partial_fit(chunk, state, params, decisions):
     projected = np.zeros(capacity)
     work = np.zeros(capacity)
     shrink_first = capacity == rank  # row-by-row FD: ADA-FD; doubling: ADA-FFD
+    spectrum = eigenvalues if kind == OJA else gram_eigenvalues
 
     for i in range(order.shape[0]):
         row = order[i]
@@ -146,7 +145,8 @@ def ada_fd_partial_fit(chunk, state, params, decisions):
         decisions[i] = prediction
         slope = weight * loss_derivative(loss_code, prediction, target, epsilon)
 
-        n_rows = counts[0] if kind == FREQUENT_DIRECTIONS else capacity
+        n_before = counts[0] if kind == FREQUENT_DIRECTIONS else capacity
+        n_rows = n_before
         if kind == EXACT:
             for j in range(n_features):
                 for k in range(n_features):
@@ -160,20 +160,29 @@ def ada_fd_partial_fit(chunk, state, params, decisions):
         if full and shrink_first:
             n_rows = fd_shrink_and_project(rows, gram, floats, n_rows, rank, x, projected)
             counts[0] = n_rows
+            reset_to_diagonal(gram, n_rows, gram_eigenvalues, gram_eigenvectors)
+        elif kind == FREQUENT_DIRECTIONS and n_rows > n_before:  # bordered by the new row
+            bordered_eigh_update(gram_eigenvalues, gram_eigenvectors, n_before,
+                                 gram[:n_before, n_before], gram[n_before, n_before])
+        elif kind == RANDOM_PROJECTION and (dual or slope != 0.0):
+            lam, vectors = np.linalg.eigh(gram)  # every entry moves at every step
+            gram_eigenvalues[:] = lam
+            gram_eigenvectors[:] = vectors
         rho = sketch_ridge + regularized * floats[0] / 2.0
 
         if dual:
             gradient_sum += slope * x
             for j in range(n_rows):
                 projected[j] = np.dot(rows[j], gradient_sum)
-            adagrad_solve(kind, rows, gram, eigenvalues, dense, factor, n_rows, counts[0], rho,
-                          delta, gradient_sum, projected, work, solved)
+            adagrad_solve(kind, rows, spectrum, gram_eigenvectors, dense, factor, n_rows,
+                          counts[0], rho, delta, gradient_sum, projected, work, solved)
             weights[:] = -eta * solved
         elif slope != 0.0:
-            adagrad_solve(kind, rows, gram, eigenvalues, dense, factor, n_rows, counts[0], rho,
-                          delta, x, projected, work, solved)
+            adagrad_solve(kind, rows, spectrum, gram_eigenvectors, dense, factor, n_rows,
+                          counts[0], rho, delta, x, projected, work, solved)
             weights -= (eta * slope) * solved
 
         if full and not shrink_first:
             counts[0] = fd_shrink_and_project(rows, gram, floats, n_rows, rank, x, projected)
+            reset_to_diagonal(gram, counts[0], gram_eigenvalues, gram_eigenvectors)
     return order.shape[0]

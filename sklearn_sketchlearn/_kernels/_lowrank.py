@@ -35,18 +35,29 @@ def spectral_weights(gram, rho, ridge, power):
     Directions whose eigenvalue is below the Gram matrix's rounding level
     (``k * eps * lam_max``) are treated as exactly zero (``psi = 0``).
     """
-    k = gram.shape[0]
+    if gram.shape[0] == 0:
+        return np.zeros((0, 0)), np.zeros(0), ridge + rho**power
+    eigenvalues, eigenvectors = np.linalg.eigh(np.ascontiguousarray(gram))
+    psi, c = spectrum_weights(eigenvalues, rho, ridge, power)
+    return eigenvectors, psi, c
+
+
+@jit
+def spectrum_weights(eigenvalues, rho, ridge, power):
+    """The weights ``psi`` and ``c`` of :func:`spectral_weights`, from the
+    eigenvalues of ``S S^T`` in any order."""
+    k = eigenvalues.shape[0]
     c = ridge + rho**power
     psi = np.zeros(k)
-    if k == 0:
-        return np.zeros((0, 0)), psi, c
-    eigenvalues, eigenvectors = np.linalg.eigh(np.ascontiguousarray(gram))
-    tolerance = k * np.finfo(np.float64).eps * max(eigenvalues[k - 1], 0.0)
+    largest = 0.0
+    for i in range(k):
+        largest = max(largest, eigenvalues[i])
+    tolerance = k * np.finfo(np.float64).eps * largest
     for i in range(k):
         lam = eigenvalues[i]
         if lam > tolerance:
             psi[i] = (1.0 / (ridge + (rho + lam) ** power) - 1.0 / c) / lam
-    return eigenvectors, psi, c
+    return psi, c
 
 
 @jit

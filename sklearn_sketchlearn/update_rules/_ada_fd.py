@@ -86,6 +86,9 @@ class AdaFD(BaseUpdateRule):
         state = sketch._kernel_state(n_features, random_state)
         state["weights"] = np.zeros(n_features)
         state["gradient_sum"] = np.zeros(n_features)
+        capacity = state["gram"].shape[0]
+        state["gram_eigenvalues"] = np.zeros(capacity)
+        state["gram_eigenvectors"] = np.zeros((capacity, capacity))
         return state
 
     def _partial_fit(self, chunk, state, sketch, loss, settings, decisions):
@@ -98,6 +101,6 @@ class AdaFD(BaseUpdateRule):
         arrays = (
             state["weights"], state["gradient_sum"], state["rows"], state["gram"],
             state["eigenvalues"], state["dense"], state["factor"], state["counts"],
-            state["floats"],
+            state["floats"], state["gram_eigenvalues"], state["gram_eigenvectors"],
         )
         return ada_fd_partial_fit(chunk, arrays, params, decisions)
