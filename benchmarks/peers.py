@@ -48,7 +48,7 @@ def write_vw_file(X, y, path):
         for i in range(X.shape[0]):
             start, stop = X.indptr[i], X.indptr[i + 1]
             features = " ".join(f"{j}:{v:.9g}" for j, v in zip(X.indices[start:stop],
-                                                               X.data[start:stop]))
+                                                               X.data[start:stop], strict=True))
             handle.write(f"{1 if y[i] > 0 else -1} |f {features}\n")
 
 

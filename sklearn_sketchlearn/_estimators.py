@@ -110,6 +110,16 @@ class _BaseSketchedOnline(BaseEstimator):
 
     # -- learning -----------------------------------------------------------
 
+    def _learn_problem(self, k, chunk, loss, settings, decisions):
+        """Run problem ``k``'s kernel over one block; returns the examples learned."""
+        state = {key: value[k] for key, value in self._state.items()}
+        rows = decisions if self.update_rule_._joint_multiclass else decisions[k]
+        try:
+            return self.update_rule_._partial_fit(chunk, state, self.sketch_, loss, settings,
+                                                  rows)
+        except np.linalg.LinAlgError:  # an eigensolver met the overflow
+            return -1
+
     def _learn(self, X, y, sample_weight, class_weight, *, n_epochs, rng):
         """Run ``n_epochs`` passes over a validated chunk (shuffled when ``rng``).
 
@@ -144,21 +154,12 @@ class _BaseSketchedOnline(BaseEstimator):
                     decisions = np.empty((self._n_decision_rows(), order.size))
                     settings = ChunkSettings(bool(self.fit_intercept), float(self._epsilon()),
                                              self.t_ - 1)
-
-                    def run(k):
-                        state = {key: value[k] for key, value in self._state.items()}
-                        chunk = (*arrays, order, targets[k], weights[k])
-                        rows = decisions if self.update_rule_._joint_multiclass else decisions[k]
-                        try:
-                            return self.update_rule_._partial_fit(chunk, state, self.sketch_,
-                                                                  loss, settings, rows)
-                        except np.linalg.LinAlgError:  # an eigensolver met the overflow
-                            return -1
-
+                    jobs = [(k, (*arrays, order, targets[k], weights[k]), loss, settings,
+                             decisions) for k in range(n_problems)]
                     if threads:
-                        learned = parallel(delayed(run)(k) for k in range(n_problems))
+                        learned = parallel(delayed(self._learn_problem)(*job) for job in jobs)
                     else:
-                        learned = [run(k) for k in range(n_problems)]
+                        learned = [self._learn_problem(*job) for job in jobs]
                     if min(learned) < order.size:
                         raise ValueError(
                             f"Floating-point overflow in {type(self.update_rule_).__name__} "
@@ -266,8 +267,9 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         The update rule, as a shortcut or an object of
         :mod:`sklearn_sketchlearn.update_rules` (whose hyperparameters then
         take part in ``get_params``/``set_params``: ``update_rule__alpha``).
-    sketch : {'auto', 'fd', 'fast_fd', 'rfd', 'fast_rfd', 'oja', 'rp', 'exact'}, sketch or None, default='auto'
-        The sketch of the curvature, as a shortcut (see
+    sketch : str, sketch or None, default='auto'
+        The sketch of the curvature, as a shortcut (``'fd'``, ``'fast_fd'``,
+        ``'rfd'``, ``'fast_rfd'``, ``'oja'``, ``'rp'`` or ``'exact'``, see
         :data:`~sklearn_sketchlearn.sketches.SKETCHES`), an object of
         :mod:`sklearn_sketchlearn.sketches` (``sketch__sketch_size``), or None
         for rules that use none. ``'auto'`` takes the rule's default:
@@ -621,8 +623,9 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
         full-matrix AdaGrad through a sketch, is insensitive to the scale of
         the residuals; SON's ``sigma`` should be of the order of the squared
         residuals (e.g. ``sigma=0.1`` on standardized targets).
-    sketch : {'auto', 'fd', 'fast_fd', 'rfd', 'fast_rfd', 'oja', 'rp', 'exact'}, sketch or None, default='auto'
-        The sketch of the curvature; ``'auto'`` takes the rule's default.
+    sketch : str, sketch or None, default='auto'
+        The sketch of the curvature, as for
+        :class:`SketchedOnlineClassifier`; ``'auto'`` takes the rule's default.
     loss : {'squared_error', 'absolute_error', 'epsilon_insensitive'}, default='squared_error'
         The loss; ``'squared_error'`` is ``(p - y)^2``.
     epsilon : float, default=0.1

@@ -15,7 +15,8 @@ def test_demo_runs(capsys):
 
 
 def test_demo_table_obeys_fd_bound_and_rfd_halving():
-    for m, error_fd, error_rfd, ratio, bound in _demo.sketch_table(load_digits().data.astype(float)):
+    rows = _demo.sketch_table(load_digits().data.astype(float))
+    for m, error_fd, error_rfd, ratio, bound in rows:
         assert error_fd <= bound + 1e-12
         assert error_rfd <= bound / 2 + 1e-12
         assert ratio <= 0.6, m
@@ -26,4 +27,4 @@ def test_second_order_learners_beat_sgd_on_the_ill_conditioned_problem():
     table = _demo.ill_conditioned_table()
     sgd = table["SGDClassifier (hinge)"]
     for learner in ("SON, FD m=10", "ADA-FFD, tau=10"):
-        assert all(ours < theirs for ours, theirs in zip(table[learner], sgd)), learner
+        assert all(ours < theirs for ours, theirs in zip(table[learner], sgd, strict=True)), learner

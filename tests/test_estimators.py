@@ -38,7 +38,8 @@ PAIRINGS = {
     "son-fd": (SketchedOnlineNewton(alpha=10.0), FrequentDirections(4), "squared_error"),
     "son-fast_fd": (SketchedOnlineNewton(alpha=10.0, bound=None), FrequentDirections(4, fast=True),
                     "log_loss"),
-    "son-rfd": (SketchedOnlineNewton(alpha=1e-3), RegularizedFrequentDirections(4), "squared_hinge"),
+    "son-rfd": (SketchedOnlineNewton(alpha=1e-3), RegularizedFrequentDirections(4),
+                "squared_hinge"),
     "son-fast_rfd": (SketchedOnlineNewton(), RegularizedFrequentDirections(4, fast=True),
                      "squared_hinge"),
     "son-oja": (SketchedOnlineNewton(alpha=10.0), OjaSketch(3), "log_loss"),
@@ -104,7 +105,7 @@ def test_pickled_mid_stream_continues_exactly(stream, name):
     X, y = stream
     uninterrupted = make_model(name)
     interrupted = make_model(name)
-    for i, (X_chunk, y_chunk) in enumerate(iter_minibatches(X, y, batch_size=40)):
+    for X_chunk, y_chunk in iter_minibatches(X, y, batch_size=40):
         uninterrupted.partial_fit(X_chunk, y_chunk, classes=[0, 1, 2])
         interrupted.partial_fit(X_chunk, y_chunk, classes=[0, 1, 2])
         interrupted = pickle.loads(pickle.dumps(interrupted))

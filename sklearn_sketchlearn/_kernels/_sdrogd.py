@@ -145,7 +145,6 @@ def sdrogd_partial_fit(chunk, state, params, decisions):
      pegasos, eta0, stabilize, fit_intercept) = params
 
     n_outputs, n_features = weights.shape
-    n_classes = class_counts.shape[0]
     capacity = rows.shape[0]
     x = np.empty(n_features)
     ghat = np.empty(n_features)
@@ -188,8 +187,9 @@ def sdrogd_partial_fit(chunk, state, params, decisions):
             n_rows = counts[0] if kind == FREQUENT_DIRECTIONS else capacity
             for j in range(n_rows):
                 projected[j] = np.dot(rows[j], x)
-            n_rows = sketch_append(kind, rows, gram, eigenvalues, factor, counts, np.sqrt(weight), x,
-                                   np.dot(x, x), projected, ghat, work, oja_eta0, oja_constant)
+            n_rows = sketch_append(kind, rows, gram, eigenvalues, factor, counts,
+                                   np.sqrt(weight), x, np.dot(x, x), projected, ghat, work,
+                                   oja_eta0, oja_constant)
             if kind == FREQUENT_DIRECTIONS and n_rows == capacity:
                 counts[0] = fd_shrink_and_project(rows, gram, floats, n_rows, rank, x, projected)
         elif kind == EXACT:

@@ -12,9 +12,9 @@ from sklearn.base import (
     TransformerMixin,
     _fit_context,
 )
+from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.extmath import safe_sparse_dot
-from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._kernels._lowrank import lowrank_apply, spectral_correction

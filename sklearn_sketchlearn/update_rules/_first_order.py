@@ -23,7 +23,8 @@ class _FirstOrderRule(BaseUpdateRule):
 
     def _partial_fit(self, chunk, state, sketch, loss, settings, decisions):
         arrays = (state["weights"], state["gradient_sum"], state["squared_sum"])
-        return first_order_partial_fit(chunk, arrays, self._kernel_params(loss, settings), decisions)
+        params = self._kernel_params(loss, settings)
+        return first_order_partial_fit(chunk, arrays, params, decisions)
 
 
 class OnlineGradientDescent(_FirstOrderRule):

@@ -100,7 +100,8 @@ def test_inverse_operator_matches_dense_inverse(sketch, stream, power, relative_
     operator = fitted.inverse_operator(ridge, power)
     V = np.random.default_rng(0).standard_normal((20, 3))
     expected = dense_inverse(gram, ridge, power) @ V
-    np.testing.assert_allclose(operator @ V, expected, rtol=1e-8, atol=1e-10 * np.abs(expected).max())
+    np.testing.assert_allclose(operator @ V, expected, rtol=1e-8,
+                               atol=1e-10 * np.abs(expected).max())
     np.testing.assert_allclose(operator @ V[:, 0], expected[:, 0], rtol=1e-8,
                                atol=1e-10 * np.abs(expected).max())
 

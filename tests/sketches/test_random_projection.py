@@ -57,7 +57,8 @@ def test_merged_gram_is_unbiased_for_the_union():
     estimates = []
     for seed in range(300):
         left = RandomProjectionSketch(3, random_state=2 * seed).fit(A1)
-        estimates.append(left.merge(RandomProjectionSketch(3, random_state=2 * seed + 1).fit(A2)).get_gram())
+        right = RandomProjectionSketch(3, random_state=2 * seed + 1).fit(A2)
+        estimates.append(left.merge(right).get_gram())
     estimates = np.array(estimates)
     sigma = np.sqrt(np.mean(np.sum((estimates - G) ** 2, axis=(1, 2))))
     assert np.linalg.norm(estimates.mean(axis=0) - G) <= 4 * sigma / np.sqrt(len(estimates))
