@@ -27,6 +27,7 @@ after a shrink it is diagonal.
 
 import numpy as np
 
+from ._blas import axpy, dot, matvec, scale_into
 from ._bordered_eigh import bordered_eigh_update
 from ._jit import jit
 from ._learner_sketch import fd_shrink_and_project, sketch_append
@@ -49,13 +50,14 @@ def adagrad_solve(kind, rows, spectrum, basis, dense, factor, n_rows, n_sketched
     """
     if kind == EXACT:
         eigenvalues_full, eigenvectors = np.linalg.eigh(dense)
-        coefficients = eigenvectors.T @ v
-        for i in range(coefficients.shape[0]):
-            coefficients[i] /= delta + np.sqrt(max(eigenvalues_full[i], 0.0))
-        out[:] = eigenvectors @ coefficients
+        coefficients = np.empty(v.shape[0])
+        for i in range(v.shape[0]):
+            coefficients[i] = dot(eigenvectors[:, i], v) / (
+                delta + np.sqrt(max(eigenvalues_full[i], 0.0)))
+        matvec(eigenvectors, v.shape[0], coefficients, out)
         return
     if kind == OJA:
-        out[:] = v / delta
+        scale_into(1.0 / delta, v, out)
         for i in range(n_rows):  # coefficients on V's rows: (F Z v)_i times the weight
             coefficient = 0.0
             for j in range(i + 1):
@@ -66,10 +68,10 @@ def adagrad_solve(kind, rows, spectrum, basis, dense, factor, n_rows, n_sketched
             coefficient = 0.0
             for i in range(j, n_rows):
                 coefficient += factor[i, j] * work[i]
-            out += coefficient * rows[j]
+            axpy(coefficient, rows[j], out)
         return
     psi, c = spectrum_weights(spectrum[:n_rows], rho, delta, 0.5)
-    out[:] = v / c
+    scale_into(1.0 / c, v, out)
     for i in range(n_rows):
         coefficient = 0.0
         for j in range(n_rows):
@@ -79,7 +81,7 @@ def adagrad_solve(kind, rows, spectrum, basis, dense, factor, n_rows, n_sketched
         coefficient = 0.0
         for i in range(n_rows):
             coefficient += basis[j, i] * work[i]
-        out += coefficient * rows[j]
+        axpy(coefficient, rows[j], out)
 
 
 @jit
@@ -139,7 +141,7 @@ def ada_fd_partial_fit(chunk, state, params, decisions):
         row = order[i]
         load_example(row, X, data, indices, indptr, is_sparse, fit_intercept, x)
         weight, target = sample_weight[i], y[i]
-        prediction = np.dot(weights, x)
+        prediction = dot(weights, x)
         if not np.isfinite(prediction):
             return i
         decisions[i] = prediction
@@ -152,10 +154,9 @@ def ada_fd_partial_fit(chunk, state, params, decisions):
                 for k in range(n_features):
                     dense[j, k] += slope * slope * x[j] * x[k]
         else:
-            for j in range(n_rows):
-                projected[j] = np.dot(rows[j], x)
+            matvec(rows, n_rows, x, projected)
             n_rows = sketch_append(kind, rows, gram, eigenvalues, factor, counts, slope, x,
-                                   np.dot(x, x), projected, ghat, work, oja_eta0, oja_constant)
+                                   dot(x, x), projected, ghat, work, oja_eta0, oja_constant)
         full = kind == FREQUENT_DIRECTIONS and n_rows == capacity
         if full and shrink_first:
             n_rows = fd_shrink_and_project(rows, gram, floats, n_rows, rank, x, projected)
@@ -171,16 +172,15 @@ def ada_fd_partial_fit(chunk, state, params, decisions):
         rho = sketch_ridge + regularized * floats[0] / 2.0
 
         if dual:
-            gradient_sum += slope * x
-            for j in range(n_rows):
-                projected[j] = np.dot(rows[j], gradient_sum)
+            axpy(slope, x, gradient_sum)
+            matvec(rows, n_rows, gradient_sum, projected)
             adagrad_solve(kind, rows, spectrum, gram_eigenvectors, dense, factor, n_rows,
                           counts[0], rho, delta, gradient_sum, projected, work, solved)
-            weights[:] = -eta * solved
+            scale_into(-eta, solved, weights)
         elif slope != 0.0:
             adagrad_solve(kind, rows, spectrum, gram_eigenvectors, dense, factor, n_rows,
                           counts[0], rho, delta, x, projected, work, solved)
-            weights -= (eta * slope) * solved
+            axpy(-eta * slope, solved, weights)
 
         if full and not shrink_first:
             counts[0] = fd_shrink_and_project(rows, gram, floats, n_rows, rank, x, projected)

@@ -28,6 +28,7 @@ The cost is O(n^2) plus one matrix product ``blockdiag(U, 1) Q``, against
 
 import numpy as np
 
+from ._blas import dot, matmul
 from ._jit import jit
 
 EPS = np.finfo(np.float64).eps
@@ -137,7 +138,7 @@ def bordered_eigh_update(eigenvalues, eigenvectors, n, border, corner):
     for j in range(n):
         for i in range(n):
             z[i] += eigenvectors[j, i] * border[j]
-    norm_z = np.sqrt(np.dot(z, z))
+    norm_z = np.sqrt(dot(z, z))
     largest = abs(corner)
     for i in range(n):
         largest = max(largest, abs(eigenvalues[i]))
@@ -217,7 +218,7 @@ def bordered_eigh_update(eigenvalues, eigenvectors, n, border, corner):
     kept = np.empty((n, k))
     for a in range(k):
         kept[:, a] = eigenvectors[:n, active[a]]
-    rotated = kept @ vectors if k else np.zeros((n, 1))  # k = 0: column e_n
+    rotated = matmul(kept, vectors) if k else np.zeros((n, 1))  # k = 0: column e_n
 
     is_active = np.zeros(n, dtype=np.bool_)
     for a in range(k):

@@ -4,6 +4,7 @@ mirror descent or dual averaging form."""
 
 import numpy as np
 
+from ._blas import axpy, dot
 from ._jit import jit
 from ._losses import loss_derivative
 from ._rows import load_example
@@ -41,13 +42,13 @@ def first_order_partial_fit(chunk, state, params, decisions):
     for i in range(order.shape[0]):
         row = order[i]
         load_example(row, X, data, indices, indptr, is_sparse, fit_intercept, x)
-        prediction = np.dot(weights, x)
+        prediction = dot(weights, x)
         if not np.isfinite(prediction):
             return i
         decisions[i] = prediction
         slope = sample_weight[i] * loss_derivative(loss_code, prediction, y[i], epsilon)
         if not adaptive:
-            weights -= (eta0 * (t_start + i + 1) ** (-power_t) * slope) * x
+            axpy(-eta0 * (t_start + i + 1) ** (-power_t) * slope, x, weights)
             continue
         for j in range(x.shape[0]):
             gradient = slope * x[j]

@@ -9,6 +9,7 @@ here: SON and ADA-FD shrink before their step, ADA-FFD after it.
 
 import numpy as np
 
+from ._blas import axpy, matvec
 from ._jit import jit
 from ._sketch_updates import (
     FREQUENT_DIRECTIONS,
@@ -38,7 +39,8 @@ def sketch_append(kind, rows, gram, eigenvalues, factor, counts, c, x, squared_n
             return n_rows
         for j in range(n_rows):
             work[j] = c * projected[j]
-        ghat[:] = c * x
+        for j in range(x.shape[0]):
+            ghat[j] = c * x[j]
         fd_insert(rows, gram, n_rows, ghat, work[:n_rows], c * c * squared_norm)
         projected[n_rows] = c * squared_norm
         counts[0] = n_rows + 1
@@ -48,10 +50,9 @@ def sketch_append(kind, rows, gram, eigenvalues, factor, counts, c, x, squared_n
         beta = oja_small_update(factor, gram, eigenvalues, counts, projected, c, squared_norm,
                                 oja_eta0, oja_constant)
         for j in range(n_rows):
-            rows[j] += (beta * projected[j]) * x
+            axpy(beta * projected[j], x, rows[j])
         if oja_refresh(rows, gram, factor):
-            for j in range(n_rows):
-                projected[j] = np.dot(rows[j], x)
+            matvec(rows, n_rows, x, projected)
         else:
             for j in range(n_rows):
                 projected[j] *= 1.0 + beta * squared_norm
@@ -68,7 +69,7 @@ def sketch_append(kind, rows, gram, eigenvalues, factor, counts, c, x, squared_n
                 for k in range(n_rows):
                     gram[j, k] += q * r[k]
                     gram[k, j] += q * r[k]
-                rows[j] += (r[j] * c) * x
+                axpy(r[j] * c, x, rows[j])
             for j in range(n_rows):
                 projected[j] += r[j] * c * squared_norm
     return n_rows
@@ -82,6 +83,5 @@ def fd_shrink_and_project(rows, gram, floats, n_rows, rank, x, projected):
     """
     delta, n_rows = fd_shrink(rows, gram, n_rows, rank)
     floats[0] += delta
-    for j in range(n_rows):
-        projected[j] = np.dot(rows[j], x)
+    matvec(rows, n_rows, x, projected)
     return n_rows

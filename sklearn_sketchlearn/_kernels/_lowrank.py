@@ -23,6 +23,7 @@ eigendecomposition ``S S^T = U diag(lam) U^T``, the right singular vectors of
 
 import numpy as np
 
+from ._blas import gram_matrix, matvec
 from ._jit import jit
 
 
@@ -64,7 +65,9 @@ def spectrum_weights(eigenvalues, rho, ridge, power):
 def spectral_correction(factor, rho, ridge, power):
     """Return ``(W, c)`` such that ``v / c + F^T W F v`` applies
     ``(ridge I + (rho I + F^T F)^power)^{-1}`` to ``v``."""
-    eigenvectors, psi, c = spectral_weights(factor @ factor.T, rho, ridge, power)
+    gram = np.empty((factor.shape[0], factor.shape[0]))
+    gram_matrix(factor, factor.shape[0], gram)
+    eigenvectors, psi, c = spectral_weights(gram, rho, ridge, power)
     k = psi.shape[0]
     correction = np.zeros((k, k))
     for i in range(k):
@@ -84,7 +87,8 @@ def lowrank_apply(factor, correction, c, v, out):
         for j in range(d):
             acc += factor[i, j] * v[j]
         projected[i] = acc
-    weights = correction @ projected if k > 0 else projected
+    weights = np.empty(k)
+    matvec(correction, k, projected, weights)
     inv_c = 1.0 / c
     for j in range(d):
         out[j] = v[j] * inv_c

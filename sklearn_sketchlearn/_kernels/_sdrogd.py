@@ -28,6 +28,7 @@ chunks: its partial sums are part of the state.
 
 import numpy as np
 
+from ._blas import axpy, dot, matvec, scale_into
 from ._jit import jit
 from ._learner_sketch import fd_shrink_and_project, sketch_append
 from ._rows import load_example
@@ -39,16 +40,22 @@ def gram_apply(kind, rows, eigenvalues, dense, factor, n_rows, n_sketched, rho, 
     """``out = G v`` for the sketch's Gram estimate ``G = rho I + S^T S`` (Oja:
     ``S^T S = Z^T F^T diag(t Lambda) F Z``)."""
     if kind == EXACT:
-        out[:] = dense @ v
+        matvec(dense, dense.shape[0], v, out)
         return
-    out[:] = rho * v
+    scale_into(rho, v, out)
     if kind == OJA:
-        coefficients = factor @ (rows @ v)
-        coefficients *= n_sketched * eigenvalues
-        out += rows.T @ (factor.T @ coefficients)
+        m = rows.shape[0]
+        projected = np.empty(m)
+        coefficients = np.empty(m)
+        matvec(rows, m, v, projected)
+        matvec(factor, m, projected, coefficients)
+        for i in range(m):
+            coefficients[i] *= n_sketched * eigenvalues[i]
+        for j in range(m):  # out += Z^T (F^T coefficients)
+            axpy(dot(factor[:, j], coefficients), rows[j], out)
         return
     for i in range(n_rows):
-        out += np.dot(rows[i], v) * rows[i]
+        axpy(dot(rows[i], v), rows[i], out)
 
 
 @jit
@@ -56,11 +63,15 @@ def regularizer_apply(kind, rows, eigenvalues, dense, factor, n_rows, n_sketched
                       class_sums, class_counts, total, mean, v, applied, out):
     """``out = R_hat v`` with ``R_hat = within (G / N - u u^T) - S_b``."""
     gram_apply(kind, rows, eigenvalues, dense, factor, n_rows, n_sketched, rho, v, applied)
-    out[:] = within * (applied / total - np.dot(mean, v) * mean)
+    mean_v = dot(mean, v)
+    for j in range(out.shape[0]):
+        out[j] = within * (applied[j] / total - mean_v * mean[j])
     for c in range(class_counts.shape[0]):
-        if class_counts[c] > 0.0:
-            shift = class_sums[c] / class_counts[c] - mean
-            out -= (class_counts[c] / total * np.dot(shift, v)) * shift
+        count = class_counts[c]
+        if count > 0.0:  # shift = u_c - u
+            coefficient = count / total * (dot(class_sums[c], v) / count - mean_v)
+            for j in range(out.shape[0]):
+                out[j] -= coefficient * (class_sums[c, j] / count - mean[j])
 
 
 @jit
@@ -87,10 +98,10 @@ def regularizer_min_eigenvalue(kind, rows, eigenvalues, dense, factor, n_rows, n
         n_basis = 0
         for j in range(basis.shape[0]):
             for k in range(n_basis):
-                basis[j] -= np.dot(basis[j], basis[k]) * basis[k]
-            norm = np.sqrt(np.dot(basis[j], basis[j]))
+                axpy(-dot(basis[j], basis[k]), basis[k], basis[j])
+            norm = np.sqrt(dot(basis[j], basis[j]))
             if norm > 1e-10 * scale:
-                basis[n_basis] = basis[j] / norm
+                scale_into(1.0 / norm, basis[j], basis[n_basis])
                 n_basis += 1
         basis = basis[:n_basis]
     r = basis.shape[0]
@@ -101,7 +112,7 @@ def regularizer_min_eigenvalue(kind, rows, eigenvalues, dense, factor, n_rows, n
         regularizer_apply(kind, rows, eigenvalues, dense, factor, n_rows, n_sketched, rho, within,
                           class_sums, class_counts, total, mean, basis[i], applied, image)
         for j in range(r):
-            restricted[i, j] = np.dot(basis[j], image)
+            restricted[i, j] = dot(basis[j], image)
     restricted = 0.5 * (restricted + restricted.T)
     smallest = np.linalg.eigvalsh(restricted)[0] if r > 0 else np.inf
     if r < n_features:
@@ -160,7 +171,7 @@ def sdrogd_partial_fit(chunk, state, params, decisions):
         load_example(row, X, data, indices, indptr, is_sparse, fit_intercept, x)
         weight, target = sample_weight[i], y[i]
         for k in range(n_outputs):
-            scores[k] = np.dot(weights[k], x)
+            scores[k] = dot(weights[k], x)
             if not np.isfinite(scores[k]):
                 return i
             decisions[k, i] = scores[k]
@@ -169,7 +180,7 @@ def sdrogd_partial_fit(chunk, state, params, decisions):
         if n_outputs == 1:
             label = 1 if target > 0 else 0
             if target * scores[0] < 1.0:
-                batch_gradient[0] -= (weight * target) * x
+                axpy(-weight * target, x, batch_gradient[0])
         else:
             label = int(target)
             rival, best = -1, -np.inf
@@ -177,18 +188,17 @@ def sdrogd_partial_fit(chunk, state, params, decisions):
                 if k != label and scores[k] > best:
                     rival, best = k, scores[k]
             if 1.0 + best - scores[label] > 0.0:
-                batch_gradient[label] -= weight * x
-                batch_gradient[rival] += weight * x
+                axpy(-weight, x, batch_gradient[label])
+                axpy(weight, x, batch_gradient[rival])
 
         # Statistics: the sketch of the inputs and the class sums.
-        class_sums[label] += weight * x
+        axpy(weight, x, class_sums[label])
         class_counts[label] += weight
         if kind != NO_SKETCH and kind != EXACT:
             n_rows = counts[0] if kind == FREQUENT_DIRECTIONS else capacity
-            for j in range(n_rows):
-                projected[j] = np.dot(rows[j], x)
+            matvec(rows, n_rows, x, projected)
             n_rows = sketch_append(kind, rows, gram, eigenvalues, factor, counts,
-                                   np.sqrt(weight), x, np.dot(x, x), projected, ghat, work,
+                                   np.sqrt(weight), x, dot(x, x), projected, ghat, work,
                                    oja_eta0, oja_constant)
             if kind == FREQUENT_DIRECTIONS and n_rows == capacity:
                 counts[0] = fd_shrink_and_project(rows, gram, floats, n_rows, rank, x, projected)
@@ -205,7 +215,9 @@ def sdrogd_partial_fit(chunk, state, params, decisions):
         total = class_counts.sum()
         n_rows = counts[0] if kind == FREQUENT_DIRECTIONS else capacity
         rho = sketch_ridge + regularized * floats[0] / 2.0
-        mean[:] = class_sums.sum(axis=0) / total
+        mean[:] = 0.0
+        for c in range(class_sums.shape[0]):
+            axpy(1.0 / total, class_sums[c], mean)
         strength = lam
         if stabilize and kind != NO_SKETCH:
             smallest = regularizer_min_eigenvalue(kind, rows, eigenvalues, dense, factor, n_rows,
@@ -218,8 +230,9 @@ def sdrogd_partial_fit(chunk, state, params, decisions):
                 regularizer_apply(kind, rows, eigenvalues, dense, factor, n_rows, counts[0], rho,
                                   within, class_sums, class_counts, total, mean, weights[k],
                                   applied, regularizer)
-            weights[k] -= step * (strength * weights[k] + regularizer
-                                  + batch_gradient[k] / batch_size)
+            for j in range(n_features):
+                weights[k, j] -= step * (strength * weights[k, j] + regularizer[j]
+                                         + batch_gradient[k, j] / batch_size)
         batch_gradient[:] = 0.0
         steps[1] = 0
     return order.shape[0]

@@ -30,6 +30,7 @@ buffer plus ``alpha += delta / 2``, kept by the caller from the returned shrink.
 
 import numpy as np
 
+from ._blas import axpy, combine_rows, dot, gram_matrix, matmul, matvec
 from ._cholesky import cholesky_factor
 from ._jit import jit
 from ._random import gaussian_vector
@@ -92,7 +93,7 @@ def fd_shrink(buffer, gram, n_rows, rank):
             scale = np.sqrt((eigenvalues[j] - delta) / eigenvalues[j])
             for r in range(n_rows):
                 coefficients[i, r] = scale * eigenvectors[r, j]
-        buffer[:n_kept] = coefficients @ buffer[:n_rows]
+        combine_rows(coefficients, buffer, n_rows, n_kept)
     buffer[n_kept:n_rows] = 0.0
     gram[:n_rows, :n_rows] = 0.0
     for i in range(n_kept):
@@ -114,10 +115,11 @@ def fd_append(buffer, gram, n_filled, rank, row):
     delta : float
         The shrink applied (0.0 when the buffer was not full).
     """
-    norm2 = np.dot(row, row)
+    norm2 = dot(row, row)
     if norm2 == 0.0:
         return n_filled, 0.0
-    products = buffer[:n_filled] @ row
+    products = np.empty(n_filled)
+    matvec(buffer, n_filled, row, products)
     n_filled = fd_insert(buffer, gram, n_filled, row, products, norm2)
     if n_filled < buffer.shape[0]:
         return n_filled, 0.0
@@ -185,7 +187,7 @@ def oja_small_update(factor, gram, eigenvalues, counts, projected, c, squared_no
         for j in range(m):
             gram[i, j] += weight * projected[i] * projected[j]
     # F stays lower triangular: it starts as I and L^{-1} is lower triangular.
-    product = factor @ gram @ factor.T
+    product = matmul(matmul(factor, gram), factor.T)
     lower = np.zeros((m, m))
     cholesky_factor(product, m, lower)
     for j in range(m):  # F <- L^{-1} F, column by column
@@ -215,8 +217,8 @@ def oja_refresh(rows, gram, factor):
             frobenius += factor[i, j] * factor[i, j]
     if trace * frobenius < 1e6 and trace < 1e100:
         return False
-    rows[:] = factor @ rows
-    gram[:] = rows @ rows.T
+    combine_rows(factor, rows, m, m)
+    gram_matrix(rows, m, gram)
     factor[:] = np.eye(m)
     return True
 
@@ -230,12 +232,11 @@ def oja_partial_fit(rows, gram, factor, eigenvalues, counts, eta0, constant,
     projected = np.empty(m)
     for i in range(n_samples):
         load_row(i, X, data, indices, indptr, is_sparse, x)
-        for j in range(m):
-            projected[j] = np.dot(rows[j], x)
+        matvec(rows, m, x, projected)
         beta = oja_small_update(factor, gram, eigenvalues, counts, projected, 1.0,
-                                np.dot(x, x), eta0, constant)
+                                dot(x, x), eta0, constant)
         for j in range(m):
-            rows[j] += (beta * projected[j]) * x
+            axpy(beta * projected[j], x, rows[j])
         oja_refresh(rows, gram, factor)
 
 
@@ -264,5 +265,5 @@ def rp_partial_fit(projection, seed, n_seen, X, data, indices, indptr, is_sparse
                     projection[j, column] += r[j] * value
         else:
             for j in range(r.shape[0]):
-                projection[j] += r[j] * X[i]
+                axpy(r[j], X[i], projection[j])
     return n_seen

@@ -41,6 +41,7 @@ second update pass.
 
 import numpy as np
 
+from ._blas import axpy, dot
 from ._cholesky import (
     cholesky_border,
     cholesky_factor,
@@ -207,7 +208,7 @@ def son_partial_fit(chunk, state, params, decisions):
         if excess != 0.0:
             if kind == EXACT:
                 cholesky_solve(dense, n_features, x, solved)
-                weights -= (excess / np.dot(x, solved)) * solved
+                axpy(-excess / dot(x, solved), solved, weights)
             else:
                 correction = newton_coefficients(kind, ridge, cholesky, eigenvalues, factor,
                                                  n_rows, counts[0], projected, coefficients)
