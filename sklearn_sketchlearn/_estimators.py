@@ -85,6 +85,7 @@ class _BaseSketchedOnline(BaseEstimator):
         """Commit a new model: record the features and allocate fresh state."""
         record_features(self, X_raw)
         self.update_rule_, self.sketch_ = rule, sketch
+        self._loss_name = loss.name  # the rule was prepared for it (SON's sigma_)
         seed_source = getattr(sketch, "random_state", None)
         rng = check_random_state(seed_source if seed_source is not None else random_state)
         size = n_features + self.fit_intercept
@@ -101,12 +102,13 @@ class _BaseSketchedOnline(BaseEstimator):
             and type(sketch) is type(self.sketch_)
             and (sketch is None or sketch.get_params() == self.sketch_.get_params())
             and self._state["weights"].shape[-1] == n_features + self.fit_intercept
+            and self.loss == self._loss_name
         )
         if not same:
             raise ValueError(
                 "warm_start=True continues the fitted state, which needs the same "
-                "update_rule, sketch, fit_intercept and number of features as the "
-                "previous fit. Use warm_start=False to start over."
+                "update_rule, sketch, loss, fit_intercept and number of features as "
+                "the previous fit. Use warm_start=False to start over."
             )
 
     # -- learning -----------------------------------------------------------
@@ -132,6 +134,11 @@ class _BaseSketchedOnline(BaseEstimator):
         """
         if self._state["weights"].shape[-1] != X.shape[1] + self.fit_intercept:
             raise ValueError("fit_intercept changed since the model was started; call fit.")
+        if self.loss != self._loss_name:
+            raise ValueError(
+                f"loss changed from {self._loss_name!r} to {self.loss!r} since the model "
+                "was started, and the update rule was prepared for the first; call fit."
+            )
         loss = LOSSES[self.loss]
         arrays = row_arrays(X)[:5]
         n_samples = X.shape[0]

@@ -7,6 +7,7 @@ The generators follow scikit-learn's ``make_*`` contract: ``n_samples``,
 from numbers import Integral, Real
 
 import numpy as np
+from sklearn.datasets import make_classification
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, validate_params
 
@@ -87,6 +88,136 @@ def make_ill_conditioned_classification(
     X = (Z * np.sqrt(spectrum)) @ basis.T
     y = np.where(X @ theta >= 0, 1.0, -1.0)
     return X, y
+
+
+@validate_params(
+    {
+        "n_samples": [Interval(Integral, 1, None, closed="left")],
+        "n_features": [Interval(Integral, 1, None, closed="left")],
+        "scale": [Interval(Real, 0, None, closed="neither")],
+        "decay": [Interval(Real, 0, None, closed="left")],
+        "mean": [Real],
+        "coef": ["boolean"],
+        "random_state": ["random_state"],
+    },
+    prefer_skip_nested_validation=True,
+)
+def make_decaying_spectrum_regression(
+    n_samples=10_000, n_features=500, *, scale=100.0, decay=2.0, mean=1.0, coef=False,
+    random_state=None,
+):
+    """The online regression problem of ADA-FD (Wan & Zhang, Section 5.2).
+
+    Each ``x`` is drawn from ``N(mean * 1, Sigma)``, where ``Sigma`` has the
+    rapidly decaying eigenvalues ``scale * j^(-decay)`` (``j = 1..d``) along a
+    random orthonormal basis, so the gradients' outer products are
+    approximately low-rank; the target is noiseless, ``y = beta^T x`` for a
+    unit vector ``beta`` drawn uniformly at random. The paper uses ``T =
+    10,000``, ``d = 500``, ``scale = 100``, ``decay = 2``, ``mean = 1`` and the
+    absolute loss. (It does not say along which basis ``Sigma`` decays; a
+    random one makes the problem invariant to how the features are ordered.)
+
+    Parameters
+    ----------
+    n_samples : int, default=10_000
+        Number of examples ``T``.
+    n_features : int, default=500
+        Dimension ``d``.
+    scale : float, default=100.0
+        The largest eigenvalue ``lambda_0`` of ``Sigma``. Values must be in
+        the range `(0, inf)`.
+    decay : float, default=2.0
+        The exponent ``alpha`` of ``lambda_j = lambda_0 j^(-alpha)``. Values
+        must be in the range `[0, inf)`.
+    mean : float, default=1.0
+        Every coordinate of the mean of ``x``.
+    coef : bool, default=False
+        Whether to also return ``beta``.
+    random_state : int, RandomState instance or None, default=None
+        Determines ``beta``, the basis and the examples. Pass an int for
+        reproducible output across multiple function calls.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_features)
+        The examples.
+    y : ndarray of shape (n_samples,)
+        The targets ``X @ beta``.
+    coef : ndarray of shape (n_features,)
+        ``beta``; only if ``coef`` is True.
+
+    References
+    ----------
+    .. [1] Y. Wan and L. Zhang, "Efficient Adaptive Online Learning via
+       Frequent Directions", IEEE TPAMI 44(10), 2022, Section 5.2.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_sketchlearn.datasets import make_decaying_spectrum_regression
+    >>> X, y, beta = make_decaying_spectrum_regression(200, 30, coef=True, random_state=0)
+    >>> X.shape, bool(np.isclose(np.linalg.norm(beta), 1.0)), bool(np.allclose(X @ beta, y))
+    ((200, 30), True, True)
+    """
+    rng = check_random_state(random_state)
+    beta = rng.standard_normal(n_features)
+    beta /= np.linalg.norm(beta)
+    basis, _ = np.linalg.qr(rng.standard_normal((n_features, n_features)))
+    spectrum = scale * np.arange(1, n_features + 1, dtype=np.float64) ** -decay
+    X = mean + (rng.standard_normal((n_samples, n_features)) * np.sqrt(spectrum)) @ basis.T
+    y = X @ beta
+    return (X, y, beta) if coef else (X, y)
+
+
+@validate_params(
+    {
+        "n_samples": [Interval(Integral, 1, None, closed="left")],
+        "n_features": [Interval(Integral, 4, None, closed="left")],
+        "random_state": ["random_state"],
+    },
+    prefer_skip_nested_validation=True,
+)
+def make_sdrogd_toy(n_samples=8_000, n_features=200, *, random_state=None):
+    """The toy problem of SDROGD (Xue & Ren, Section 5.1), labels in {-1, 1}.
+
+    The paper draws it with scikit-learn's :func:`~sklearn.datasets.make_classification`
+    (8,000 examples in 200 dimensions, "two Gaussian distributions with some
+    noise") and does not standardize it; it gives no other parameter, so
+    this is ``make_classification`` with its defaults: two informative and
+    two redundant features, two clusters per class, 1% of the labels flipped.
+
+    Parameters
+    ----------
+    n_samples : int, default=8_000
+        Number of examples.
+    n_features : int, default=200
+        Dimension; at least 4 (the informative and redundant features).
+    random_state : int, RandomState instance or None, default=None
+        Passed to ``make_classification``.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_features)
+        The examples.
+    y : ndarray of shape (n_samples,)
+        Labels in {-1, 1}.
+
+    References
+    ----------
+    .. [1] J. Xue and Y. Ren, "Sketch Discriminatively Regularized Online
+       Gradient Descent Classification", Applied Intelligence 50, 2020.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_sketchlearn.datasets import make_sdrogd_toy
+    >>> X, y = make_sdrogd_toy(random_state=0)
+    >>> X.shape, np.unique(y)
+    ((8000, 200), array([-1.,  1.]))
+    """
+    X, y = make_classification(n_samples=n_samples, n_features=n_features,
+                               random_state=random_state)
+    return X, np.where(y == 1, 1.0, -1.0)
 
 
 def iter_minibatches(X, y=None, *, batch_size=100):

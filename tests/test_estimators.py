@@ -281,6 +281,22 @@ def test_bad_input_raises_and_changes_nothing(stream, name, bad):
     assert pickle.dumps(model) == before
 
 
+@pytest.mark.parametrize("param, value", [("loss", "log_loss"), ("fit_intercept", False)])
+def test_changing_loss_or_intercept_mid_stream_raises_and_changes_nothing(stream, param, value):
+    # the update rule was prepared for the first loss (SON's sigma_), and the
+    # state's shape depends on fit_intercept: both are fixed until fit starts over
+    X, y = stream
+    model = make_model("son-fast_rfd").partial_fit(X[:50], y[:50], classes=[0, 1, 2])
+    original, before = model.get_params()[param], pickle.dumps(model)
+    model.set_params(**{param: value})
+    with pytest.raises(ValueError, match=f"{param} changed"):
+        model.partial_fit(X[50:], y[50:])
+    with pytest.raises(ValueError, match="warm_start=False"):
+        model.set_params(warm_start=True).fit(X, y)
+    model.set_params(**{param: original, "warm_start": False})
+    assert pickle.dumps(model) == before
+
+
 def test_first_call_failures_leave_the_model_unfitted(stream):
     X, y = stream
     model = make_model("son-fast_rfd")

@@ -187,3 +187,21 @@ def test_sdrogd(data, sketch, n_classes, stabilize):
         eta0=0.5, pegasos=sketch == "fd", stabilize=stabilize,
     )
     check_against(model, X, labels, weights, expected, None, LOSSES["hinge"], sparse=False)
+
+
+def test_oja_son_follows_its_reference_over_a_long_stable_stream():
+    # Where Oja-SON is stable (log loss, a ridge matching the data's scale) the
+    # factored V = F Z tracks the row-by-row Gram-Schmidt of the reference for
+    # thousands of examples, not only the first few.
+    from sklearn_sketchlearn.datasets import make_ill_conditioned_classification
+
+    X, y = make_ill_conditioned_classification(3000, 20, 200.0, n_inflated=3, random_state=0)
+    sketch = OjaSketch(3, random_state=0)
+    model = SketchedOnlineClassifier(SketchedOnlineNewton(alpha=100.0, bound=None),
+                                     sketch=sketch, loss="log_loss", random_state=0)
+    model.partial_fit(X, y, classes=[-1.0, 1.0])
+    expected, predictions = son(X, y, np.ones(len(y)), reference_sketch(sketch, 21),
+                                loss="log_loss", bound=np.inf, alpha=100.0, sigma=1.0)
+    np.testing.assert_allclose(weights_of(model)[0], expected, rtol=1e-9,
+                               atol=1e-12 * np.abs(expected).max())
+    assert model.progressive_error_ == np.mean(np.sign(predictions) != y)
