@@ -24,8 +24,9 @@ def reproduce():
     return module
 
 
-def test_quick_reproduction_runs_every_section(reproduce):
-    sections = reproduce.main(["--quick"])
+def test_quick_reproduction_runs_every_section(reproduce, tmp_path):
+    sections = reproduce.main(["--quick", "--output", str(tmp_path / "tables.rst")])
+    assert "Reproduction results" in (tmp_path / "tables.rst").read_text()
     assert set(sections) == {"rfd", "sdrogd", "online", "adafd"}
     if reproduce.load_a9a() is None:
         assert sections["rfd"][0].startswith("skipped")
