@@ -26,7 +26,8 @@ Sections (each prints a table):
     Wabbit's default learner.
 ``adafd``
     ADA-FD's Section 5.2 regression (T = 10,000, d = 500, absolute loss):
-    the regret of every learner with its best step of the paper's grid.
+    the regret of every learner with its best step of the paper's grid, and
+    ADA-FFD's regret against its sketch size (the paper's Fig. 3).
 
 The a9a sections need the LIBSVM files of ``../shared/datasets`` (or of the
 folder named by ``SKETCHLEARN_DATASETS``) and are skipped without them.
@@ -64,6 +65,7 @@ from sklearn_sketchlearn.update_rules import (
 DATASETS = Path(os.environ.get(
     "SKETCHLEARN_DATASETS", Path(__file__).resolve().parents[2] / "shared" / "datasets"))
 CLASSES = np.array([-1.0, 1.0])
+FULL_DELTAS = [1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0]  # ADA-FD paper, Section 5.1
 
 
 def load_a9a():
@@ -258,40 +260,45 @@ def online_section(a9a, quick, log):
 
 # ------------------------------------------------------------------------- adafd
 
-def ada_full_regrets(X, y, etas, forms):
-    """ADA-FULL's regret for every ``(eta, form)`` at once.
+def ada_full_regrets(X, y, etas, deltas):
+    """ADA-FULL's regret for every ``(eta, form, delta)`` at once.
 
     With the absolute loss every gradient is ``+-x``, so ``G_t = sum x x^T``,
     and with it ``H_t``, does not depend on the learner: one d x d
     eigendecomposition per example serves the whole grid (the package's
     ADA-FULL recomputes it per learner; tests/benchmarks check the two agree).
-    ``forms`` maps ``'mirror'``/``'dual'`` to their ``delta``.
+    ``deltas`` maps ``'mirror'``/``'dual'`` to the ``delta`` values to try.
     """
     n, d = X.shape
-    learners = [(eta, form, delta) for eta in etas for form, delta in forms.items()]
-    weights = np.zeros((len(learners), d))
-    gradient_sums = np.zeros((len(learners), d))
-    regrets = np.zeros(len(learners))
+    grid = [(eta, form, delta) for eta in etas for form in deltas for delta in deltas[form]]
+    eta = np.array([eta for eta, _, _ in grid])
+    delta = np.array([delta for _, _, delta in grid])
+    dual = np.array([form == "dual" for _, form, _ in grid])
+    weights = np.zeros((d, len(grid)))
+    gradient_sums = np.zeros((d, len(grid)))
+    regrets = np.zeros(len(grid))
     gram = np.zeros((d, d))
     for t in range(n):
         x = X[t]
-        residuals = weights @ x - y[t]
+        residuals = x @ weights - y[t]
         regrets += np.abs(residuals)
         signs = np.sign(residuals)
         gram += np.outer(x, x)
         values, vectors = np.linalg.eigh(gram)
-        roots = np.sqrt(np.maximum(values, 0.0))
-        for k, (eta, form, delta) in enumerate(learners):
-            if form == "dual":
-                gradient_sums[k] += signs[k] * x
-                weights[k] = -eta * (vectors @ ((vectors.T @ gradient_sums[k]) / (delta + roots)))
-            elif signs[k] != 0.0:
-                weights[k] -= eta * signs[k] * (vectors @ ((vectors.T @ x) / (delta + roots)))
-    return {(eta, form): regret for (eta, form, _), regret in zip(learners, regrets,
-                                                                 strict=True)}
+        scale = eta / (delta[None, :] + np.sqrt(np.maximum(values, 0.0))[:, None])
+        gradient_sums += np.outer(x, signs)
+        # Mirror descent steps from the last point along g_t, dual averaging
+        # restarts from 0 along the sum of all gradients.
+        directions = np.where(dual, 0.0, 1.0) * np.outer(x, signs) + dual * gradient_sums
+        steps = vectors @ (scale * (vectors.T @ directions))
+        weights = np.where(dual, 0.0, weights) - steps
+    return {key: regret for key, regret in zip(grid, regrets, strict=True)}
 
 
 def adafd_section(quick, log):
+    """The paper's protocol: every step size of ``etas``; ADA-FD and ADA-FFD
+    with the paper's fixed ``delta``, ADA-FULL with the best ``delta`` of
+    ``FULL_DELTAS`` too; no intercept (``y = beta*^T x``)."""
     n, d = (1_000, 50) if quick else (10_000, 500)
     X, y = make_decaying_spectrum_regression(n, d, random_state=0)
     etas = [1e-4, 1e-3, 1e-2, 1e-1, 1.0]
@@ -303,31 +310,34 @@ def adafd_section(quick, log):
         except ValueError:
             return np.inf
 
-    def ada_fd(sketch, form):
-        return lambda eta: SketchedOnlineRegressor(
-            AdaFD(eta0=eta, delta=deltas[form], form=form), sketch=sketch, loss="absolute_error")
+    def regressor(rule, sketch=None):
+        return SketchedOnlineRegressor(rule, sketch=sketch, loss="absolute_error",
+                                       fit_intercept=False)
 
     learners = {}
-    for form in deltas:
-        learners[f"ADA-FD, tau=20 ({form})"] = ada_fd(FrequentDirections(20), form)
-        learners[f"ADA-FFD, tau=20 ({form})"] = ada_fd(FrequentDirections(20, fast=True), form)
-        learners[f"diagonal AdaGrad ({form})"] = lambda eta, form=form: SketchedOnlineRegressor(
-            DiagonalAdaGrad(eta0=eta, delta=1e-8, form=form), loss="absolute_error")
-    learners["OGD"] = lambda eta: SketchedOnlineRegressor(
-        OnlineGradientDescent(eta0=eta), loss="absolute_error")
-    learners["FD-SON, m=20"] = lambda eta: SketchedOnlineRegressor(
-        SketchedOnlineNewton(alpha=1.0 / eta, bound=None), sketch=FrequentDirections(20, fast=True),
-        loss="absolute_error")
+    for form, delta in deltas.items():
+        for name, sketch in [("ADA-FD", FrequentDirections(20)),
+                             ("ADA-FFD", FrequentDirections(20, fast=True))]:
+            learners[f"{name}, tau=20 ({form})"] = (
+                lambda eta, form=form, delta=delta, sketch=sketch:
+                regressor(AdaFD(eta0=eta, delta=delta, form=form), sketch))
+        learners[f"diagonal AdaGrad ({form})"] = lambda eta, form=form: regressor(
+            DiagonalAdaGrad(eta0=eta, delta=1e-8, form=form))
+    learners["OGD"] = lambda eta: regressor(OnlineGradientDescent(eta0=eta))
+    learners["FD-SON, m=20"] = lambda eta: regressor(
+        SketchedOnlineNewton(alpha=1.0 / eta, bound=None), FrequentDirections(20, fast=True))
     best = {}
     for name, make in learners.items():
         regrets = [regret(make(eta)) for eta in etas]
         best[name] = (min(regrets), etas[int(np.argmin(regrets))])
         log(f"  {name:28s} {best[name][0]:10.1f}")
     start = time.perf_counter()
-    full = ada_full_regrets(X, y, etas, deltas)
+    full = ada_full_regrets(X, y, etas, {form: FULL_DELTAS for form in deltas})
     for form in deltas:
-        value, eta = min((full[eta, form], eta) for eta in etas)
+        value, eta, delta = min((regret, eta, delta) for (eta, kind, delta), regret
+                                in full.items() if kind == form)
         best[f"ADA-FULL ({form})"] = (value, eta)
+        log(f"  ADA-FULL ({form}): best delta {delta:g}")
     log(f"  ADA-FULL, every step and form: {time.perf_counter() - start:.0f} s")
     lines = [f"T = {n}, d = {d}, absolute loss; regret = cumulative loss (the best has 0)",
              f"{'learner':28s} {'regret':>10s} {'best eta':>9s} {'/ ADA-FULL':>10s}"]
@@ -336,6 +346,16 @@ def adafd_section(quick, log):
         reference = best[f"ADA-FULL ({form})"][0]
         lines.append(f"{name:28s} {value:10.1f} {eta:9g} {value / reference:10.2f}")
     lines.append("the paper (Fig. 1): ADA-FD and ADA-FFD close to ADA-FULL, below ADA-DIAG")
+    # The paper's Fig. 3: larger sketches, their delta tuned like ADA-FULL's.
+    reference = best["ADA-FULL (mirror)"][0]
+    lines += ["", f"{'ADA-FFD (mirror), delta tuned':28s} {'regret':>10s} {'delta':>9s} "
+              f"{'/ ADA-FULL':>10s}"]
+    for tau in (20, 40) if quick else (20, 40, 80):
+        value, delta = min((regret(regressor(AdaFD(eta0=eta, delta=delta),
+                                             FrequentDirections(tau, fast=True))), delta)
+                           for eta in etas for delta in FULL_DELTAS)
+        lines.append(f"{f'tau={tau}':28s} {value:10.1f} {delta:9g} {value / reference:10.2f}")
+        log(lines[-1])
     return lines
 
 

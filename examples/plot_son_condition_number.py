@@ -59,6 +59,7 @@ learners = {
     "SON, m = 0": ([1, 3, 10, 30, 100], son(0, None)),
     "Oja-SON, m = 5": ([10, 30, 100, 300, 1000], son(5, oja)),
     "Oja-SON, m = 10": ([10, 30, 100, 300, 1000], son(10, oja)),
+    "FD-SON, m = 5": ([10, 30, 100, 300, 1000], son(5, fast_fd)),
     "FD-SON, m = 10": ([10, 30, 100, 300, 1000], son(10, fast_fd)),
     "diagonal AdaGrad": ([0.03, 0.1, 0.3, 1.0, 3.0], lambda eta0: SketchedOnlineClassifier(
         DiagonalAdaGrad(eta0=eta0), loss="log_loss")),
@@ -80,7 +81,7 @@ for name, (grid, make) in learners.items():
           f"{max(errors[name]):.4f} over kappa")
 
 fig, ax = plt.subplots(figsize=(6, 4))
-for (name, values), style in zip(errors.items(), ["v-", "o-", "s-", "d--", "k^-"],
+for (name, values), style in zip(errors.items(), ["v-", "o-", "s-", "x--", "d--", "k^-"],
                                  strict=True):
     ax.plot(kappas, values, style, label=name, markersize=4)
 ax.set_xlabel("condition number kappa")

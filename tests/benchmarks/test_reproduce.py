@@ -38,10 +38,11 @@ def test_quick_reproduction_runs_every_section(reproduce, tmp_path):
 @pytest.mark.parametrize("form, delta", [("mirror", 1.0), ("dual", 10.0)])
 def test_shared_ada_full_matches_the_package(reproduce, form, delta):
     X, y = make_decaying_spectrum_regression(150, 12, random_state=1)
-    shared = reproduce.ada_full_regrets(X, y, [0.05, 0.3], {form: delta})
+    shared = reproduce.ada_full_regrets(X, y, [0.05, 0.3], {form: [delta, 2 * delta]})
     for eta in (0.05, 0.3):
-        model = SketchedOnlineRegressor(AdaFD(eta0=eta, delta=delta, form=form),
-                                        sketch=ExactSketch(), loss="absolute_error",
-                                        fit_intercept=False).partial_fit(X, y)
-        np.testing.assert_allclose(shared[eta, form], model.progressive_loss_ * len(y),
-                                   rtol=1e-9)
+        for value in (delta, 2 * delta):
+            model = SketchedOnlineRegressor(AdaFD(eta0=eta, delta=value, form=form),
+                                            sketch=ExactSketch(), loss="absolute_error",
+                                            fit_intercept=False).partial_fit(X, y)
+            np.testing.assert_allclose(shared[eta, form, value],
+                                       model.progressive_loss_ * len(y), rtol=1e-9)
