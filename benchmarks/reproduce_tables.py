@@ -332,12 +332,13 @@ def adafd_section(quick, log):
         best[name] = (min(regrets), etas[int(np.argmin(regrets))])
         log(f"  {name:28s} {best[name][0]:10.1f}")
     start = time.perf_counter()
+    tuned = []
     full = ada_full_regrets(X, y, etas, {form: FULL_DELTAS for form in deltas})
     for form in deltas:
         value, eta, delta = min((regret, eta, delta) for (eta, kind, delta), regret
                                 in full.items() if kind == form)
         best[f"ADA-FULL ({form})"] = (value, eta)
-        log(f"  ADA-FULL ({form}): best delta {delta:g}")
+        tuned.append(f"{form} {delta:g}")
     log(f"  ADA-FULL, every step and form: {time.perf_counter() - start:.0f} s")
     lines = [f"T = {n}, d = {d}, absolute loss; regret = cumulative loss (the best has 0)",
              f"{'learner':28s} {'regret':>10s} {'best eta':>9s} {'/ ADA-FULL':>10s}"]
@@ -345,6 +346,7 @@ def adafd_section(quick, log):
         form = "dual" if name.endswith("(dual)") else "mirror"
         reference = best[f"ADA-FULL ({form})"][0]
         lines.append(f"{name:28s} {value:10.1f} {eta:9g} {value / reference:10.2f}")
+    lines.append(f"ADA-FULL's delta, the best of {FULL_DELTAS}: {', '.join(tuned)}")
     lines.append("the paper (Fig. 1): ADA-FD and ADA-FFD close to ADA-FULL, below ADA-DIAG")
     # The paper's Fig. 3: larger sketches, their delta tuned like ADA-FULL's.
     reference = best["ADA-FULL (mirror)"][0]
