@@ -1,6 +1,6 @@
 """The papers' experiments with numbers, beside the numbers the papers report.
 
-    python benchmarks/reproduce_tables.py                 # everything, about 25 minutes
+    python benchmarks/reproduce_tables.py                 # everything, 15-25 minutes
     python benchmarks/reproduce_tables.py --only rfd      # or sdrogd, online, adafd
     python benchmarks/reproduce_tables.py --quick         # a smoke run of every part
     python benchmarks/reproduce_tables.py --output doc/reproduction_results.rst
