@@ -200,7 +200,8 @@ def tau_section(config, log):
 
 
 def sparse_section(config, log):
-    """A CSR problem with a high dimension: every learner densifies each row."""
+    """A CSR problem with a high dimension: the sketched learners densify each
+    row, OGD and AdaGrad touch only its non-zeros."""
     n, d, nnz = config["sparse"]
     rng = np.random.default_rng(1)
     X = sp.random(n, d, density=nnz / d, format="csr", random_state=rng,

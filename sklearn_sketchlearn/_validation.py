@@ -67,9 +67,14 @@ def row_arrays(X):
     """The kernels' row-access arguments for a validated chunk.
 
     Returns ``(X_dense, data, indices, indptr, is_sparse, n_samples)``; the side
-    that is not used is an empty placeholder (see ``_kernels._rows``).
+    that is not used is an empty placeholder (see ``_kernels._rows``). CSR
+    rows come in canonical form: sorted, without duplicate columns.
     """
     if sp.issparse(X):
+        if not X.has_canonical_format:
+            # Kernels that touch only a row's non-zeros need each column once.
+            X = X.copy()
+            X.sum_duplicates()
         indptr = X.indptr
         if X.indices.dtype != indptr.dtype:
             indptr = indptr.astype(X.indices.dtype)

@@ -38,25 +38,55 @@ def first_order_partial_fit(chunk, state, params, decisions):
     X, data, indices, indptr, is_sparse, order, y, sample_weight = chunk
     weights, gradient_sum, squared_sum = state
     adaptive, dual, loss_code, epsilon, eta0, power_t, delta, fit_intercept, t_start = params
-    x = np.empty(weights.shape[0])
+    n_weights = weights.shape[0]
+    x = np.empty(n_weights if not is_sparse else 0)
+    start = stop = 0
     for i in range(order.shape[0]):
         row = order[i]
-        load_example(row, X, data, indices, indptr, is_sparse, fit_intercept, x)
-        prediction = dot(weights, x)
+        # No regularizer: a coordinate with x_j = 0 has a zero gradient, so
+        # neither it nor AdaGrad's sums move and a CSR row costs O(nnz).
+        if is_sparse:
+            start, stop = indptr[row], indptr[row + 1]
+            prediction = 0.0
+            for p in range(start, stop):
+                prediction += weights[indices[p]] * data[p]
+            if fit_intercept:
+                prediction += weights[n_weights - 1]
+        else:
+            load_example(row, X, data, indices, indptr, is_sparse, fit_intercept, x)
+            prediction = dot(weights, x)
         if not np.isfinite(prediction):
             return i
         decisions[i] = prediction
         slope = sample_weight[i] * loss_derivative(loss_code, prediction, y[i], epsilon)
-        if not adaptive:
-            axpy(-eta0 * (t_start + i + 1) ** (-power_t) * slope, x, weights)
-            continue
-        for j in range(x.shape[0]):
-            gradient = slope * x[j]
-            squared_sum[j] += gradient * gradient
-            scale = eta0 / (delta + np.sqrt(squared_sum[j]))
-            if dual:
-                gradient_sum[j] += gradient
-                weights[j] = -scale * gradient_sum[j]
-            else:
-                weights[j] -= scale * gradient
+        step = eta0 * (t_start + i + 1) ** (-power_t)
+        if is_sparse:
+            for p in range(start, stop):
+                update_coordinate(indices[p], slope * data[p], weights, gradient_sum,
+                                  squared_sum, adaptive, dual, eta0, delta, step)
+            if fit_intercept:
+                update_coordinate(n_weights - 1, slope, weights, gradient_sum, squared_sum,
+                                  adaptive, dual, eta0, delta, step)
+        elif not adaptive:
+            axpy(-step * slope, x, weights)
+        else:
+            for j in range(n_weights):
+                update_coordinate(j, slope * x[j], weights, gradient_sum, squared_sum,
+                                  adaptive, dual, eta0, delta, step)
     return order.shape[0]
+
+
+@jit
+def update_coordinate(j, gradient, weights, gradient_sum, squared_sum, adaptive, dual, eta0,
+                      delta, step):
+    """Coordinate ``j`` of one OGD (step ``step``) or diagonal AdaGrad update."""
+    if not adaptive:
+        weights[j] -= step * gradient
+        return
+    squared_sum[j] += gradient * gradient
+    scale = eta0 / (delta + np.sqrt(squared_sum[j]))
+    if dual:
+        gradient_sum[j] += gradient
+        weights[j] = -scale * gradient_sum[j]
+    else:
+        weights[j] -= scale * gradient

@@ -171,6 +171,36 @@ def test_first_order(data, rule, adaptive, dual, sparse):
     check_against(model, X, labels, weights, expected, predictions, LOSSES["log_loss"], sparse)
 
 
+def duplicated_unsorted_csr(X):
+    """``X`` as CSR whose rows list each non-zero twice (a quarter and three
+    quarters of it), columns in decreasing order: not in canonical form."""
+    data, indices, indptr = [], [], [0]
+    for row in X:
+        columns = np.flatnonzero(row)[::-1]
+        indices += list(columns) + list(columns)
+        data += list(0.25 * row[columns]) + list(0.75 * row[columns])
+        indptr.append(len(indices))
+    return sp.csr_matrix((np.array(data), np.array(indices), np.array(indptr)), shape=X.shape)
+
+
+@pytest.mark.parametrize("rule", [OnlineGradientDescent(eta0=0.2),
+                                  DiagonalAdaGrad(eta0=0.3, delta=0.1),
+                                  DiagonalAdaGrad(eta0=0.3, delta=0.1, form="dual")])
+def test_first_order_on_non_canonical_csr_learns_the_summed_matrix(data, rule):
+    # CSR rows are learned in O(nnz): duplicates must count once, summed.
+    X, labels, weights = data
+    X_csr = duplicated_unsorted_csr(X)
+    assert not X_csr.has_canonical_format
+    stored = X_csr.data.copy(), X_csr.indices.copy()
+    sparse = SketchedOnlineClassifier(rule, loss="log_loss").partial_fit(
+        X_csr, labels, classes=[0, 1], sample_weight=weights)
+    dense = SketchedOnlineClassifier(rule, loss="log_loss").partial_fit(
+        X, labels, classes=[0, 1], sample_weight=weights)
+    np.testing.assert_allclose(weights_of(sparse), weights_of(dense), rtol=1e-12, atol=1e-14)
+    np.testing.assert_array_equal(X_csr.data, stored[0])  # the caller's matrix is untouched
+    np.testing.assert_array_equal(X_csr.indices, stored[1])
+
+
 @pytest.mark.parametrize("stabilize", [True, False])
 @pytest.mark.parametrize("n_classes", [2, 3])
 @pytest.mark.parametrize("sketch", list(SKETCHES))
