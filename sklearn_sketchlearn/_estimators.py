@@ -426,8 +426,7 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         self : object
             The fitted classifier.
         """
-        fitted = hasattr(self, "_state")
-        continuing = self.warm_start and fitted
+        continuing = self.warm_start and hasattr(self, "_state")
         X_checked, y_checked = self._validate_Xy(X, y, first_call=not continuing, y_numeric=False)
         check_classification_targets(y_checked)
         classes = self.classes_ if continuing else np.unique(y_checked)

@@ -59,7 +59,7 @@ def first_order_partial_fit(chunk, state, params, decisions):
             return i
         decisions[i] = prediction
         slope = sample_weight[i] * loss_derivative(loss_code, prediction, y[i], epsilon)
-        step = eta0 * (t_start + i + 1) ** (-power_t)
+        step = 0.0 if adaptive else eta0 * (t_start + i + 1) ** (-power_t)  # OGD's step
         if is_sparse:
             for p in range(start, stop):
                 update_coordinate(indices[p], slope * data[p], weights, gradient_sum,

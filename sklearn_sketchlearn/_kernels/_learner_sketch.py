@@ -20,6 +20,7 @@ from ._sketch_updates import (
     oja_refresh,
     oja_small_update,
     rp_draw,
+    rp_gram_update,
 )
 
 
@@ -60,15 +61,9 @@ def sketch_append(kind, rows, gram, eigenvalues, factor, counts, c, x, squared_n
         r = work
         rp_draw(np.uint64(counts[1]), counts[0], r)
         counts[0] += 1
-        if c != 0.0:
-            # S_new = S + r g_hat^T: S_new S_new^T = S S^T + q r^T + r q^T with
-            # q = S g_hat + |g_hat|^2 / 2 r.
-            half_squared = 0.5 * c * c * squared_norm
+        if c != 0.0:  # S_new = S + r g_hat^T
+            rp_gram_update(gram, projected, r, c, squared_norm, n_rows)
             for j in range(n_rows):
-                q = c * projected[j] + half_squared * r[j]
-                for k in range(n_rows):
-                    gram[j, k] += q * r[k]
-                    gram[k, j] += q * r[k]
                 axpy(r[j] * c, x, rows[j])
             for j in range(n_rows):
                 projected[j] += r[j] * c * squared_norm

@@ -248,6 +248,21 @@ def rp_draw(seed, counter, out):
 
 
 @jit
+def rp_gram_update(gram, projected, r, c, squared_norm, n_rows):
+    """The Gram matrix of ``S + r (c x)^T`` from that of ``S``, given ``projected = S x``.
+
+    ``S S^T`` changes by ``q r^T + r q^T`` with ``q = c S x + c^2 |x|^2 / 2 r``
+    (SON, Section 3): O(m^2), no pass over the d-long rows.
+    """
+    half_squared = 0.5 * c * c * squared_norm
+    for j in range(n_rows):
+        q = c * projected[j] + half_squared * r[j]
+        for k in range(n_rows):
+            gram[j, k] += q * r[k]
+            gram[k, j] += q * r[k]
+
+
+@jit
 def rp_partial_fit(projection, seed, n_seen, X, data, indices, indptr, is_sparse, n_samples):
     """Stream a chunk through a Gaussian projection ``S <- S + r_t a_t^T``.
 

@@ -61,6 +61,7 @@ from ._sketch_updates import (
     oja_refresh,
     oja_small_update,
     rp_draw,
+    rp_gram_update,
 )
 
 
@@ -283,14 +284,8 @@ def son_partial_fit(chunk, state, params, decisions):
             rp_draw(np.uint64(counts[1]), counts[0], r)
             counts[0] += 1
             if c != 0.0:
-                # S_new = S + r (c x)^T: S S^T changes by q r^T + r q^T with
-                # q = S g_hat + |g_hat|^2 / 2 r (SON, Section 3); refactor.
-                half_squared = 0.5 * c * c * squared_norm
-                for j in range(n_rows):
-                    q = c * projected[j] + half_squared * r[j]
-                    for k in range(n_rows):
-                        gram[j, k] += q * r[k]
-                        gram[k, j] += q * r[k]
+                # S_new = S + r (c x)^T, then refactor alpha I + S S^T
+                rp_gram_update(gram, projected, r, c, squared_norm, n_rows)
                 for j in range(n_rows):
                     gram[j, j] += ridge
                 cholesky_factor(gram, n_rows, cholesky)
