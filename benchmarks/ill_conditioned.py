@@ -44,7 +44,7 @@ def learners(m=10):
             son(alpha=a), sketch=RegularizedFrequentDirections(m, fast=True),
             loss="squared_error")),
         "Oja-SON (squared, diagonal)": ([0.1, 1, 3, 10, 30], lambda a: SketchedOnlineClassifier(
-            son(alpha=a, bound=None, diagonal_scaling=True),
+            son(alpha=a, bound=None, ridge="fixed", curvature="gradient", feature_scaling="adagrad"),
             sketch=OjaSketch(m, eta0=2.0, random_state=0), loss="squared_error")),
         "FULL-ON (squared, no proj.)": ([100, 300, 1000], lambda a: SketchedOnlineClassifier(
             son(alpha=a, bound=None), sketch=ExactSketch(), loss="squared_error")),

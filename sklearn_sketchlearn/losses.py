@@ -32,10 +32,14 @@ class Loss:
         Which estimator accepts it.
     probabilistic : bool
         Whether ``1 / (1 + exp(-p))`` is a probability (``predict_proba``).
+    has_curvature : bool
+        Whether the loss has a second derivative in ``p`` that is not zero
+        wherever its gradient is not (its Gauss-Newton curvature).
     """
 
-    def __init__(self, name, code, task, probabilistic=False):
+    def __init__(self, name, code, task, probabilistic=False, has_curvature=False):
         self.name = name
+        self.has_curvature = has_curvature
         self.code = code
         self.task = task
         self.probabilistic = probabilistic
@@ -52,6 +56,11 @@ class Loss:
         """Derivatives ``dl/dp`` (0 at a kink), elementwise over arrays."""
         p, y = np.broadcast_arrays(np.asarray(p, float), np.asarray(y, float))
         return _losses.loss_array(self.code, p.ravel(), y.ravel(), epsilon, True).reshape(p.shape)
+
+    def curvature_at(self, p, y):
+        """The Gauss-Newton curvature ``d^2 l / dp^2`` at one prediction (0 where
+        the loss has none), which ``SketchedOnlineNewton`` sketches by default."""
+        return _losses.loss_curvature(self.code, float(p), float(y))
 
     def curvature(self, bound):
         """SON's Assumption-2 constant ``sigma`` for predictions in ``[-bound, bound]``.
@@ -80,9 +89,10 @@ LOSSES = {
     loss.name: loss
     for loss in [
         Loss("hinge", _losses.HINGE, "classification"),
-        Loss("squared_hinge", _losses.SQUARED_HINGE, "classification"),
-        Loss("log_loss", _losses.LOG_LOSS, "classification", probabilistic=True),
-        Loss("squared_error", _losses.SQUARED_ERROR, "both"),
+        Loss("squared_hinge", _losses.SQUARED_HINGE, "classification", has_curvature=True),
+        Loss("log_loss", _losses.LOG_LOSS, "classification", probabilistic=True,
+             has_curvature=True),
+        Loss("squared_error", _losses.SQUARED_ERROR, "both", has_curvature=True),
         Loss("absolute_error", _losses.ABSOLUTE_ERROR, "regression"),
         Loss("epsilon_insensitive", _losses.EPSILON_INSENSITIVE, "regression"),
     ]

@@ -44,7 +44,7 @@ PAIRINGS = {
                      "squared_hinge"),
     "son-oja": (SketchedOnlineNewton(alpha=10.0), OjaSketch(3), "log_loss"),
     "son-rp": (SketchedOnlineNewton(alpha=10.0), RandomProjectionSketch(4), "squared_hinge"),
-    "son-exact": (SketchedOnlineNewton(diagonal_scaling=True), ExactSketch(), "squared_error"),
+    "son-exact": (SketchedOnlineNewton(feature_scaling="adagrad"), ExactSketch(), "squared_error"),
     "son-none": (SketchedOnlineNewton(alpha=30.0), None, "squared_hinge"),
     "ada_fd-fd": (AdaFD(), FrequentDirections(4), "squared_hinge"),
     "ada_ffd-dual": (AdaFD(form="dual", delta=10.0), FrequentDirections(4, fast=True),

@@ -58,6 +58,20 @@ def loss_derivative(code, p, y, epsilon):
 
 
 @jit
+def loss_curvature(code, p, y):
+    """The Gauss-Newton curvature ``d^2 l / dp^2`` where the loss has one (squared
+    error; squared hinge, 0 beyond its margin; log loss), else 0."""
+    if code == SQUARED_HINGE:
+        return 2.0 if y * p < 1.0 else 0.0
+    if code == LOG_LOSS:
+        e = np.exp(-abs(p))
+        return e / ((1.0 + e) * (1.0 + e))
+    if code == SQUARED_ERROR:
+        return 2.0
+    return 0.0
+
+
+@jit
 def loss_array(code, p, y, epsilon, derivative):
     """Elementwise :func:`loss_value` (or :func:`loss_derivative`) over arrays."""
     out = np.empty(p.shape[0])

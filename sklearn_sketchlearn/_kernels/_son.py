@@ -49,7 +49,7 @@ from ._cholesky import (
     cholesky_solve,
 )
 from ._jit import jit
-from ._losses import loss_derivative
+from ._losses import loss_derivative, loss_curvature
 from ._rows import load_example
 from ._sketch_updates import (
     EXACT,
@@ -63,6 +63,16 @@ from ._sketch_updates import (
     rp_draw,
     rp_gram_update,
 )
+
+
+@jit
+def factor_with_ridge(gram, n, ridge, cholesky):
+    """``cholesky[:n, :n]`` = the Cholesky factor of ``ridge I + gram[:n, :n]``."""
+    for j in range(n):
+        gram[j, j] += ridge
+    cholesky_factor(gram, n, cholesky)
+    for j in range(n):
+        gram[j, j] -= ridge
 
 
 @jit
@@ -134,6 +144,153 @@ def update_pass(weights, x, x_coefficient, rows, n_rows, row_coefficients, row_s
 
 
 @jit
+def son_ridge(params, floats, n_features, n_directions):
+    """The isotropic part ``alpha_t`` of ``A_t = alpha_t I + S^T S``.
+
+    ``params = (offset, shrink_weight, relative, adaptive)``: the papers' fixed
+    ``alpha`` is ``offset`` (plus RFD's ``shrink_weight = 1/2`` of FD's total
+    shrink). The adaptive ridge adds ``relative`` times the mean curvature per
+    direction, ``sum |g_hat|^2 / d``, and, unless RFD's own term stands for it,
+    the curvature the sketch missed (``floats[2]``: the mass an FD sketch let
+    escape, or for Oja, random projections and no sketch the sum of
+    ``|g_hat|^2 - g_hat^T S^T (alpha I + S S^T)^{-1} S g_hat``), spread over the
+    ``min(d, t) - m`` directions that can hold it (``t`` gradients span at most
+    ``t`` directions, so early steps stay Newton-sized).
+    """
+    offset, shrink_weight, relative, adaptive = params
+    ridge = offset + shrink_weight * floats[0]
+    if adaptive:
+        ridge += relative * floats[1] / n_features
+        if shrink_weight == 0.0:
+            ridge += floats[2] / max(min(float(n_features), floats[3]) - n_directions, 1.0)
+    return ridge
+
+
+# A feature's units follow its running mean and standard deviation only once
+# they have moved by more than this fraction of the scale (or the scale by this
+# factor): every move costs O(m^2), so stationary data settle after a few moves
+# per feature; any threshold keeps the learner free of the features' units.
+RESCALE_TOLERANCE = 0.25
+
+
+@jit
+def standardize_example(x, raw, scale, floats, weights, scaling, center, rows, n_rows, gram,
+                        dense, curvature):
+    """Feed the example in the learner's units, in place.
+
+    ``scaling`` 1 is SON's Section 5.2: ``x / sqrt(D_t)``, ``D_t`` the diagonal
+    of ``0.1 I + sum g g^T`` (``scale[0]``). ``scaling`` 2 standardizes each
+    feature by its running mean (when ``center``: the intercept is the last
+    feature) and standard deviation over the ``n_seen`` examples so far (in
+    use: ``scale[3]`` and ``scale[0]``; sums of ``x`` and ``x^2``: ``scale[2]``
+    and ``scale[1]``; ``n_seen = floats[5]``), as a StandardScaler would: in such units every feature
+    has the same mean square, which is what an isotropic ridge assumes, and the
+    learner sees the same numbers whatever the units of each feature.
+
+    A move of a feature's units is an affine map of the coordinates, ``x'_j =
+    f x_j + c x_b`` (``x_b = 1`` the intercept), and the learner's state moves
+    with it: the weights so that ``u^T x`` is unchanged (``u_j / f``, ``u_b -
+    c u'_j``), the sketch's columns as the gradients' (``S T^T``, its Gram
+    matrix in O(m^2)), and for the exact sketch the curvature ``A - ridge I``,
+    written as a full matrix into ``curvature`` (``T (A - ridge I) T^T``; the
+    ridge stays isotropic) for the caller to refactor. The curvature seen,
+    ``floats[1]``, moves exactly with the diagonal of ``sum g_hat g_hat^T`` and
+    its column at the intercept (``scale[4]``, ``scale[5]``); the missed mass
+    keeps its share of it. Returns whether the sketch moved.
+    """
+    n_seen, exact_ridge = floats[5], floats[6]
+    if scaling == 1:
+        raw[:] = x
+        for j in range(x.shape[0]):
+            x[j] /= np.sqrt(scale[0, j])
+        return False
+    if scaling == 0:
+        return False
+    bias = x.shape[0] - 1
+    n_features = bias if center else x.shape[0]
+    if center:
+        scale[0, bias] = 1.0  # the intercept keeps its units
+    moved = False
+    for j in range(n_features):
+        value = x[j]
+        if value != 0.0:
+            scale[1, j] += value * value
+            scale[2, j] += value
+        if value == 0.0 and scale[0, j] == 0.0:
+            continue  # not seen yet: nothing to feed
+        mean = scale[2, j] / n_seen if center else 0.0
+        mean_square = scale[1, j] / n_seen
+        # the standard deviation, floored by the root mean square over sqrt(n):
+        # the first examples give no spread yet (the first gives none at all),
+        # and a constant feature must not divide rounding errors
+        spread = np.sqrt(max(mean_square - mean * mean, mean_square / n_seen))
+        old_scale, old_mean = scale[0, j], scale[3, j]
+        if old_scale == 0.0:
+            scale[0, j], scale[3, j] = spread, mean
+        elif (spread > (1.0 + RESCALE_TOLERANCE) * old_scale
+              or spread * (1.0 + RESCALE_TOLERANCE) < old_scale
+              or abs(mean - old_mean) > RESCALE_TOLERANCE * spread):
+            f = old_scale / spread
+            c = (old_mean - mean) / spread
+            weights[j] /= f
+            if center:
+                weights[bias] -= c * weights[j]
+            diagonal, cross, at_bias = scale[4, j], scale[5, j], scale[4, bias] if center else 0.0
+            scale[4, j] = f * f * diagonal + 2.0 * f * c * cross + c * c * at_bias
+            scale[5, j] = f * cross + c * at_bias
+            if floats[1] > 0.0:
+                total = floats[1] + scale[4, j] - diagonal
+                floats[2] *= total / floats[1]
+                floats[1] = total
+            for a in range(n_rows):  # the Gram matrix of the moved rows
+                shift_a = (f - 1.0) * rows[a, j] + (c * rows[a, bias] if center else 0.0)
+                for b in range(n_rows):
+                    shift_b = (f - 1.0) * rows[b, j] + (c * rows[b, bias] if center else 0.0)
+                    gram[a, b] += shift_a * rows[b, j] + rows[a, j] * shift_b + shift_a * shift_b
+            for a in range(rows.shape[0]):
+                rows[a, j] = f * rows[a, j] + (c * rows[a, bias] if center else 0.0)
+            if dense.shape[0] > 0 and dense[0, 0] != 0.0:  # the exact sketch has started
+                if not moved:
+                    curvature[:] = dense @ dense.T
+                    for k in range(bias + 1):
+                        curvature[k, k] -= exact_ridge
+                for k in range(bias + 1):
+                    curvature[j, k] = f * curvature[j, k] + (c * curvature[bias, k] if center
+                                                             else 0.0)
+                for k in range(bias + 1):
+                    curvature[k, j] = f * curvature[k, j] + (c * curvature[k, bias] if center
+                                                             else 0.0)
+                moved = True
+            moved = moved or n_rows > 0
+            scale[0, j], scale[3, j] = spread, mean
+        x[j] = (value - scale[3, j]) / scale[0, j]
+    return moved
+
+
+@jit
+def fd_escaped_mass(gram, n_rows, floats):
+    """``floats[2]`` = the curvature seen minus what the FD buffer holds."""
+    held = 0.0
+    for j in range(n_rows):
+        held += gram[j, j]
+    floats[2] = max(floats[1] - held, 0.0)
+
+
+@jit
+def refresh_after_rescale(kind, n_rows, gram, factor, ridge, cholesky, dense, curvature,
+                          exact_ridge):
+    """Refactor what depends on the sketch after its columns moved: the
+    Cholesky factor of ``ridge I + S S^T`` (FD, RP) or the exact sketch's
+    ``A = exact_ridge I + curvature``."""
+    if kind == EXACT:
+        for k in range(curvature.shape[0]):
+            curvature[k, k] += exact_ridge
+        cholesky_factor(curvature, curvature.shape[0], dense)
+    else:
+        factor_with_ridge(gram, n_rows, ridge, cholesky)
+
+
+@jit
 def son_partial_fit(chunk, state, params, decisions):
     """One pass of SON over a chunk, in the order given by ``chunk``'s ``order``.
 
@@ -147,11 +304,15 @@ def son_partial_fit(chunk, state, params, decisions):
         ``(weights, rows, gram, cholesky, eigenvalues, dense, factor, counts,
         floats, scale)``, modified in place. ``counts[0]`` holds the FD rows in
         use, Oja's ``t`` or the RP counter; ``counts[1]`` the RP seed;
-        ``floats[0]`` the FD shrinkage.
+        ``floats`` FD's total shrink, ``sum |g_hat|^2``, the missed mass, the
+        number of sketched gradients, the largest ``|y|`` learned, the
+        number of examples seen and the exact sketch's ridge.
     params : tuple
-        ``(kind, rank, regularized, loss_code, epsilon, alpha, bound, sigma,
-        eta0, power_t, oja_eta0, oja_constant, fit_intercept, use_scale,
-        t_start)``.
+        ``(kind, rank, ridge_params, loss_code, epsilon, bound, target_bound,
+        sigma, gauss_newton, eta0, power_t, oja_eta0, oja_constant,
+        fit_intercept, scaling, t_start)``; see :func:`son_ridge` for
+        ``ridge_params``. ``target_bound > 0`` bounds predictions by
+        ``target_bound`` times the largest ``|y|`` learned so far.
     decisions : ndarray of shape (n_samples,)
         Filled with each example's prediction before it is learned.
 
@@ -163,11 +324,15 @@ def son_partial_fit(chunk, state, params, decisions):
     """
     X, data, indices, indptr, is_sparse, order, y, sample_weight = chunk
     weights, rows, gram, cholesky, eigenvalues, dense, factor, counts, floats, scale = state
-    (kind, rank, regularized, loss_code, epsilon, alpha, bound, sigma,
-     eta0, power_t, oja_eta0, oja_constant, fit_intercept, use_scale, t_start) = params
+    (kind, rank, ridge_params, loss_code, epsilon, bound, target_bound, sigma, gauss_newton,
+     eta0, power_t, oja_eta0, oja_constant, fit_intercept, scaling, t_start) = params
+    adaptive = ridge_params[3]
 
     n_features = weights.shape[0]
     capacity = rows.shape[0]
+    n_directions = 0 if kind == NO_SKETCH or kind == EXACT else capacity
+    if kind == FREQUENT_DIRECTIONS:
+        n_directions = rank
     x = np.empty(n_features)
     raw = np.empty(n_features)
     solved = np.empty(n_features)
@@ -176,27 +341,39 @@ def son_partial_fit(chunk, state, params, decisions):
     row_coefficients = np.zeros(capacity + 1)
     row_shifts = np.zeros(capacity + 1)
     r = np.zeros(capacity)
-    ridge = alpha + regularized * floats[0] / 2.0
+    curvature = np.zeros((n_features, n_features) if kind == EXACT and scaling == 2 else (0, 0))
+    ridge = son_ridge(ridge_params, floats, n_features, n_directions)
 
     for i in range(order.shape[0]):
         row = order[i]
         load_example(row, X, data, indices, indptr, is_sparse, fit_intercept, x)
-        if use_scale:
-            raw[:] = x
-            x /= np.sqrt(scale)
         weight, target = sample_weight[i], y[i]
-
         n_rows = 0
         if kind == FREQUENT_DIRECTIONS:
             n_rows = counts[0]
         elif kind == OJA or kind == RANDOM_PROJECTION:
             n_rows = capacity
+        floats[5] += 1.0
+        # Oja's rows are directions, not curvature: T would collapse them while
+        # the units are young, so they keep adapting on their own
+        moving = rows[:0] if kind == OJA else rows
+        if standardize_example(x, raw, scale, floats, weights, scaling, fit_intercept, moving,
+                               moving.shape[0] if kind == OJA else n_rows, gram, dense,
+                               curvature):
+            if kind == FREQUENT_DIRECTIONS:
+                fd_escaped_mass(gram, n_rows, floats)
+            ridge = son_ridge(ridge_params, floats, n_features, n_directions)
+            refresh_after_rescale(kind, n_rows, gram, factor, ridge, cholesky, dense,
+                                  curvature, floats[6])
         z, squared_norm = project_rows(rows, n_rows, x, weights, projected)
 
         # Projection step (Lemma 1): w = u - tau_C(u^T x) A^{-1} x / (x^T A^{-1} x),
         # after which w^T x = clip(u^T x) exactly. Pending update of u:
         # u -= x_coefficient x - sum_i row_coefficients_i rows_i (current rows).
-        excess = np.sign(z) * max(abs(z) - bound, 0.0)
+        limit = bound
+        if target_bound > 0.0 and floats[4] > 0.0:
+            limit = min(bound, target_bound * floats[4])
+        excess = np.sign(z) * max(abs(z) - limit, 0.0)
         prediction = z - excess
         if not np.isfinite(prediction):
             return i
@@ -206,26 +383,50 @@ def son_partial_fit(chunk, state, params, decisions):
         x_coefficient = 0.0
         row_coefficients[:n_rows] = 0.0
         row_shifts[:n_rows] = 0.0
+        correction = 0.0  # -x^T S^T (ridge I + S S^T)^{-1} S x, the sketch's grip on x
+        if kind != EXACT and ridge > 0.0 and (
+                excess != 0.0 or (adaptive and kind != FREQUENT_DIRECTIONS)):
+            correction = newton_coefficients(kind, ridge, cholesky, eigenvalues, factor,
+                                             n_rows, counts[0], projected, coefficients)
         if excess != 0.0:
             if kind == EXACT:
                 cholesky_solve(dense, n_features, x, solved)
                 axpy(-excess / dot(x, solved), solved, weights)
             else:
-                correction = newton_coefficients(kind, ridge, cholesky, eigenvalues, factor,
-                                                 n_rows, counts[0], projected, coefficients)
                 gamma = excess * ridge / (squared_norm + correction)
                 x_coefficient += gamma / ridge
                 for j in range(n_rows):
                     row_coefficients[j] += gamma / ridge * coefficients[j]
 
-        # Sketch g_hat = c x. A weight s makes the loss s * l, whose curvature is
-        # sigma / s: sigma_t = sigma / s keeps a weighted example's Newton step as
-        # large as an unweighted one's instead of shrinking it by 1 / s.
+        # Sketch g_hat = c x. Gauss-Newton: the loss's own curvature s l''(p) x x^T.
+        # Otherwise SON's (sigma_t + eta_t) g g^T, where a weight s makes the loss
+        # s * l with curvature sigma / s: sigma_t = sigma / s keeps a weighted
+        # example's Newton step as large as an unweighted one's.
         t = t_start + i + 1
-        eta = eta0 * t ** (-power_t) if eta0 > 0.0 else 0.0
-        c = np.sqrt(sigma * weight + eta * weight * weight) * derivative
+        if gauss_newton:
+            c = np.sqrt(weight * loss_curvature(loss_code, prediction, target))
+        else:
+            eta = eta0 * t ** (-power_t) if eta0 > 0.0 else 0.0
+            c = np.sqrt(sigma * weight + eta * weight * weight) * derivative
+        if c != 0.0:
+            mass = c * c * squared_norm
+            if kind == EXACT and adaptive and floats[3] == 0.0:
+                # nothing is missed: the ridge is set once, from the first gradient
+                floats[6] = ridge_params[0] + ridge_params[2] * mass / n_features
+                for j in range(n_features):
+                    dense[j, j] = np.sqrt(floats[6])
+            floats[1] += mass
+            if scaling == 2:
+                for j in range(n_features):
+                    scale[4, j] += c * c * x[j] * x[j]
+                    scale[5, j] += c * c * x[j] * x[n_features - 1]
+            if kind != FREQUENT_DIRECTIONS:
+                floats[2] += max(mass + c * c * correction, 0.0)
+            floats[3] += 1.0
+        if adaptive and floats[3] == 0.0:
+            slope = 0.0  # no curvature seen yet: no scale for a step
         appended = -1
-        step_scale = slope / ridge  # the Newton step is slope * A^{-1} x
+        new_ridge = son_ridge(ridge_params, floats, n_features, n_directions)
         if kind == EXACT:
             if c != 0.0:
                 solved[:] = c * x
@@ -234,7 +435,9 @@ def son_partial_fit(chunk, state, params, decisions):
                 cholesky_solve(dense, n_features, x, solved)
                 weights -= slope * solved
         elif kind == NO_SKETCH:
-            x_coefficient += step_scale
+            ridge = new_ridge
+            if slope != 0.0:
+                x_coefficient += slope / ridge
         elif kind == FREQUENT_DIRECTIONS and c != 0.0 and n_rows + 1 == capacity:
             # The new row fills the buffer: apply the pending update with the
             # rows as they are, insert, shrink, and step with the rotated rows.
@@ -247,7 +450,8 @@ def son_partial_fit(chunk, state, params, decisions):
             delta, n_rows = fd_shrink(rows, gram, capacity, rank)
             counts[0] = n_rows
             floats[0] += delta
-            ridge = alpha + regularized * floats[0] / 2.0
+            fd_escaped_mass(gram, n_rows, floats)
+            ridge = son_ridge(ridge_params, floats, n_features, n_directions)
             cholesky[:] = 0.0
             for j in range(n_rows):
                 cholesky[j, j] = np.sqrt(ridge + gram[j, j])
@@ -260,19 +464,25 @@ def son_partial_fit(chunk, state, params, decisions):
                 row_shifts[j] = 0.0
         elif kind == FREQUENT_DIRECTIONS:
             if c != 0.0:
-                # Append c x: border the Gram matrix and the Cholesky factor.
+                # Append c x: border the Gram matrix and the Cholesky factor
+                # (refactor it when the ridge moved).
                 for j in range(n_rows):
                     coefficients[j] = c * projected[j]
                     gram[j, n_rows] = coefficients[j]
                     gram[n_rows, j] = coefficients[j]
                 gram[n_rows, n_rows] = c * c * squared_norm
-                cholesky_border(cholesky, n_rows, coefficients, ridge + c * c * squared_norm,
-                                ridge)
+                if new_ridge == ridge:
+                    cholesky_border(cholesky, n_rows, coefficients,
+                                    ridge + c * c * squared_norm, ridge)
+                else:
+                    ridge = new_ridge
+                    factor_with_ridge(gram, n_rows + 1, ridge, cholesky)
                 projected[n_rows] = c * squared_norm
                 appended = n_rows
                 counts[0] = n_rows + 1
             n_new = counts[0]
             if slope != 0.0:
+                step_scale = slope / ridge  # the Newton step is slope * A^{-1} x
                 newton_coefficients(kind, ridge, cholesky, eigenvalues, factor, n_new,
                                     counts[0], projected, coefficients)
                 x_coefficient += step_scale
@@ -283,17 +493,16 @@ def son_partial_fit(chunk, state, params, decisions):
         elif kind == RANDOM_PROJECTION:
             rp_draw(np.uint64(counts[1]), counts[0], r)
             counts[0] += 1
+            ridge = new_ridge
             if c != 0.0:
                 # S_new = S + r (c x)^T, then refactor alpha I + S S^T
                 rp_gram_update(gram, projected, r, c, squared_norm, n_rows)
                 for j in range(n_rows):
-                    gram[j, j] += ridge
-                cholesky_factor(gram, n_rows, cholesky)
-                for j in range(n_rows):
-                    gram[j, j] -= ridge
                     projected[j] += r[j] * c * squared_norm
                     row_shifts[j] = r[j] * c
+                factor_with_ridge(gram, n_rows, ridge, cholesky)
             if slope != 0.0:
+                step_scale = slope / ridge
                 newton_coefficients(kind, ridge, cholesky, eigenvalues, factor, n_rows,
                                     counts[0], projected, coefficients)
                 folded = 0.0  # S_new's rows carry r_i c x on top of S's
@@ -302,12 +511,14 @@ def son_partial_fit(chunk, state, params, decisions):
                     folded += coefficients[j] * row_shifts[j]
                 x_coefficient += step_scale * (1.0 - folded)
         else:  # OJA, factored V = F Z: Z_new = Z + beta p x^T
+            ridge = new_ridge
             beta = oja_small_update(factor, gram, eigenvalues, counts, projected, c,
                                     squared_norm, oja_eta0, oja_constant)
             for j in range(n_rows):
                 row_shifts[j] = beta * projected[j]
                 projected[j] *= 1.0 + beta * squared_norm
             if slope != 0.0:
+                step_scale = slope / ridge
                 newton_coefficients(kind, ridge, cholesky, eigenvalues, factor, n_rows,
                                     counts[0], projected, coefficients)
                 folded = 0.0
@@ -321,6 +532,7 @@ def son_partial_fit(chunk, state, params, decisions):
                         appended, c)
         if kind == OJA:
             oja_refresh(rows, gram, factor)
-        if use_scale:
-            scale += (slope * raw) ** 2
+        if scaling == 1:
+            scale[0] += (slope * raw) ** 2
+        floats[4] = max(floats[4], abs(target))
     return order.shape[0]

@@ -10,60 +10,88 @@ from .._kernels._son import son_partial_fit
 from ._base import BaseUpdateRule, empty_sketch_state, sketch_kernel_params
 
 
+ALPHA = 1e-3
+
+
 class SketchedOnlineNewton(BaseUpdateRule):
     """Sketched Online Newton (SON): an Online Newton Step through a matrix sketch.
 
-    Keeps ``A_t = alpha I + S^T S``, where the sketch ``S`` summarises the
-    scaled gradients ``g_hat_s = sqrt(sigma + eta_s) g_s``, and for each example
-    ``x_t`` (Luo et al., 2016, Algorithm 1):
+    Keeps ``A_t = alpha_t I + S^T S``, where the sketch ``S`` summarises the
+    curvature vectors ``g_hat_s``, and for each example ``x_t`` (Luo et al.,
+    2016, Algorithm 1):
 
     1. projects the weights onto ``{w : |w^T x_t| <= bound}`` in the ``A``-norm
        (closed form, Lemma 1), so the prediction is ``clip(u^T x_t)``;
     2. predicts ``p = w^T x_t`` and computes ``g_t = l'(p, y_t) x_t``;
-    3. sketches ``g_hat_t = sqrt(sigma_t + eta_t) g_t``, where a sample weight
-       ``s_t`` (a loss ``s_t l``) has curvature ``sigma_t = sigma / s_t``;
+    3. sketches ``g_hat_t``;
     4. steps ``u <- w - A_t^{-1} g_t`` with the updated sketch, using
        ``A^{-1} v = (v - S^T (alpha I + S S^T)^{-1} S v) / alpha``.
 
     The sketch decides the algorithm: Frequent Directions gives FD-SON, Oja's
     sketch Oja-SON, random projections RP-SON, the exact sketch the full Online
-    Newton Step (FULL-ON) and ``sketch=None`` projected gradient descent with
-    step ``1 / alpha`` (SON with ``m = 0``). With a Regularized FD sketch the
-    ridge adapts, ``alpha_t = alpha + alpha0 + shrinkage_t / 2``: that is RFD-SON
-    (Luo et al., 2017, Algorithms 5 and 6), whose accuracy hardly depends on
-    ``alpha``.
+    Newton Step (FULL-ON) and ``sketch=None`` projected gradient descent (SON
+    with ``m = 0``). With a Regularized FD sketch the ridge grows by half FD's
+    shrink: RFD-SON (Luo et al., 2017, Algorithms 5 and 6).
+
+    The defaults make the learner free of the units of the data, as a Newton
+    step should be; ``ridge='fixed', curvature='gradient', feature_scaling=None``
+    is the papers' algorithm:
+
+    * ``feature_scaling='standardize'``: each feature is fed as ``(x_j -
+      mean_j) / std_j`` by its running mean and standard deviation (the weights
+      and the sketch move with every change of units, so the function learned
+      is unchanged); rescaling or shifting a feature changes nothing.
+    * ``curvature='auto'``: the loss's own curvature, ``g_hat = sqrt(s l''(p))
+      x`` (Gauss-Newton; with the squared loss and the exact sketch this is
+      recursive least squares, whose steps scale with ``y``) for the squared,
+      squared hinge and log losses; SON's ``g_hat = sqrt(sigma_t + eta_t) g``
+      for the others (a sample weight ``s`` has ``sigma_t = sigma / s``).
+    * ``ridge='adaptive'``: ``alpha_t = alpha * sum_s |g_hat_s|^2 / d + M_t /
+      max(min(d, n_t) - m, 1)``, a fraction ``alpha`` of the mean curvature per
+      direction plus the curvature ``M_t`` the sketch missed spread over the
+      directions that could hold it (``n_t`` curvature vectors seen, ``m`` the
+      sketch size): for FD the mass that escaped its shrinks, ``sum |g_hat|^2 -
+      |S|_F^2``; for Oja, random projections and no sketch ``sum_s (|g_hat_s|^2 -
+      g_hat_s^T S^T (alpha I + S S^T)^{-1} S g_hat_s)`` before each update; RFD
+      keeps its own ``alpha_0 + shrinkage / 2`` in place of ``M_t``; the exact
+      sketch misses nothing and its ridge is ``alpha`` times the first
+      gradient's mean curvature.
 
     Parameters
     ----------
-    alpha : float, default=1.0
-        The ridge ``alpha`` (``1 / alpha`` is the step size; with an RFD sketch
-        the initial ridge ``alpha_0``). Values must be in the range `(0.0, inf)`.
+    alpha : float, default=1e-3
+        With ``ridge='adaptive'``, the ridge as a fraction of the mean curvature
+        per direction (a unit-free number); with ``ridge='fixed'``, the ridge
+        ``alpha`` of the papers (``1 / alpha`` is the step size; with an RFD
+        sketch the initial ridge ``alpha_0``). Values must be in the range
+        `(0.0, inf)`.
+    ridge : {'adaptive', 'fixed'}, default='adaptive'
+        How ``alpha_t`` is set (see above).
     bound : float, 'auto' or None, default='auto'
         The prediction bound ``C`` of the projection step; ``None`` disables
-        the projection. ``'auto'`` is 1 for classification (the margin of the
-        {-1, +1} targets, as in the SON and RFD experiments) and None for
-        regression, where a bound on ``|y|`` is the right value. Values must be
-        in the range `(0.0, inf)`.
+        the projection. ``'auto'`` leaves classification margins (and so
+        probabilities) free, and bounds a regressor's predictions by twice the
+        largest ``|y|`` learned so far. The SON and RFD experiments use ``1``
+        for classification. Values must be in the range `(0.0, inf)`.
+    curvature : {'auto', 'gauss_newton', 'gradient'}, default='auto'
+        What the sketch accumulates (see above).
     sigma : float or 'auto', default=1.0
-        Curvature weight ``sigma`` of the sketched gradients. ``'auto'`` takes
-        the loss's curvature constant for predictions within ``bound`` (SON's
-        Assumption 2; see :meth:`sklearn_sketchlearn.losses.Loss.curvature`:
-        ``1 / (8 C^2)`` for the squared loss with ``C >= 1``, ``exp(-C)`` for
-        the log loss, 0 for the hinge). The Newton steps are about right when
-        ``sigma`` is of the order of the squared residuals: 1 suits margin
-        losses on {-1, +1} targets, regression on standardized targets wants
-        about 0.1. Values must be in the range `[0.0, inf)`.
+        Curvature weight ``sigma`` of the sketched gradients with
+        ``curvature='gradient'``. ``'auto'`` takes the loss's curvature
+        constant for predictions within ``bound`` (SON's Assumption 2; see
+        :meth:`sklearn_sketchlearn.losses.Loss.curvature`: ``1 / (8 C^2)`` for
+        the squared loss with ``C >= 1``, ``exp(-C)`` for the log loss, 0 for
+        the hinge). Values must be in the range `[0.0, inf)`.
     eta0 : float, default=0.0
-        Scale of the extra weight ``eta_t = eta0 * t^(-power_t)``, which the
-        theory asks for when ``sigma = 0``. Values must be in the range
-        `[0.0, inf)`.
+        Scale of the extra weight ``eta_t = eta0 * t^(-power_t)`` of
+        ``curvature='gradient'``, which the theory asks for when ``sigma = 0``.
+        Values must be in the range `[0.0, inf)`.
     power_t : float, default=0.5
         Decay exponent of ``eta_t``. Values must be in the range `[0.0, inf)`.
-    diagonal_scaling : bool, default=False
-        Feed ``D_t^{-1/2} x_t`` instead of ``x_t``, with ``D_t`` the diagonal of
-        ``0.1 I + sum_{s<t} g_s g_s^T`` (SON, Section 5.2): AdaGrad's
-        per-coordinate scaling under the sketch. The weights reported in
-        ``coef_`` are mapped back to the original features.
+    feature_scaling : {'standardize', 'adagrad'} or None, default='standardize'
+        ``'standardize'`` as above; ``'adagrad'`` feeds ``D_t^{-1/2} x_t``, with
+        ``D_t`` the diagonal of ``0.1 I + sum_{s<t} g_s g_s^T`` (SON, Section
+        5.2); None feeds ``x_t``. ``coef_`` is always in the original features.
 
     See Also
     --------
@@ -73,14 +101,13 @@ class SketchedOnlineNewton(BaseUpdateRule):
     Notes
     -----
     The squared loss is ``(p - y)^2`` (the papers' convention, twice
-    scikit-learn's ``SGDRegressor`` one). The default weight ``sigma + eta_t =
-    1`` gives ``A_t = alpha I + sum_s g_s g_s^T`` (the RFD paper's eq. 2);
-    ``sigma='auto'`` follows the SON paper. Hyperparameter scales depend on this
-    normalisation: search ``alpha`` over many decades.
+    scikit-learn's ``SGDRegressor`` one). Vowpal Wabbit's OjaNewton sketches the
+    gradients, as ``curvature='gradient'`` does.
 
-    With ``diagonal_scaling=False``, ``bound`` set and a tiny ``alpha``, the
-    exact sketch makes the predictions invariant to any invertible linear map
-    of the features, the invariance the SON paper is built on.
+    With ``feature_scaling=None``, ``ridge='fixed'``, the exact sketch and a
+    tiny ``alpha``, the predictions are invariant to any invertible linear map
+    of the features once the gradients span the space, the invariance the SON
+    paper is built on.
 
     References
     ----------
@@ -98,75 +125,112 @@ class SketchedOnlineNewton(BaseUpdateRule):
     >>> from sklearn_sketchlearn.update_rules import SketchedOnlineNewton
     >>> X, y = load_breast_cancer(return_X_y=True)
     >>> clf = make_pipeline(StandardScaler(), SketchedOnlineClassifier(
-    ...     SketchedOnlineNewton(alpha=1.0), sketch="fast_rfd", loss="squared_error",
-    ...     random_state=0))
+    ...     SketchedOnlineNewton(), sketch="fast_rfd", random_state=0))
     >>> bool(clf.fit(X, y).score(X, y) > 0.9)
     True
     """
 
     _parameter_constraints: dict = {
         "alpha": [Interval(Real, 0.0, None, closed="neither")],
+        "ridge": [StrOptions({"adaptive", "fixed"})],
         "bound": [Interval(Real, 0.0, None, closed="neither"), StrOptions({"auto"}), None],
+        "curvature": [StrOptions({"auto", "gauss_newton", "gradient"})],
         "sigma": [Interval(Real, 0.0, None, closed="left"), StrOptions({"auto"})],
         "eta0": [Interval(Real, 0.0, None, closed="left")],
         "power_t": [Interval(Real, 0.0, None, closed="left")],
-        "diagonal_scaling": ["boolean"],
+        "feature_scaling": [StrOptions({"standardize", "adagrad"}), None],
     }
-    _default_sketch = "fast_rfd"
+    _default_sketch = "fast_fd"
     _sketch_use = "optional"
+    # 'auto' bound of a regressor: this many times the largest |y| learned.
+    _TARGET_BOUND = 2.0
 
     def __init__(
-        self, alpha=1.0, *, bound="auto", sigma=1.0, eta0=0.0, power_t=0.5, diagonal_scaling=False
+        self, alpha=ALPHA, *, ridge="adaptive", bound="auto", curvature="auto", sigma=1.0,
+        eta0=0.0, power_t=0.5, feature_scaling="standardize",
     ):
         self.alpha = alpha
+        self.ridge = ridge
         self.bound = bound
+        self.curvature = curvature
         self.sigma = sigma
         self.eta0 = eta0
         self.power_t = power_t
-        self.diagonal_scaling = diagonal_scaling
+        self.feature_scaling = feature_scaling
 
     def _prepare(self, sketch, loss, is_classifier):
         super()._prepare(sketch, loss, is_classifier)
         self.bound_ = self.bound
+        self._target_bound = 0.0
         if self.bound == "auto":
-            self.bound_ = 1.0 if is_classifier else None
+            self.bound_ = None
+            self._target_bound = 0.0 if is_classifier else self._TARGET_BOUND
+        self.curvature_ = self.curvature
+        if self.curvature == "auto":
+            self.curvature_ = "gauss_newton" if loss.has_curvature else "gradient"
+        if self.curvature_ == "gauss_newton" and not loss.has_curvature:
+            raise ValueError(
+                f"curvature='gauss_newton' needs a loss with a second derivative; "
+                f"loss={loss.name!r} has none. Use curvature='gradient'."
+            )
         if self.sigma == "auto" and self.bound_ is None:
             raise ValueError(
                 "sigma='auto' is the loss's curvature for predictions within the "
-                "bound; it needs a bound (got no projection)."
+                "bound; it needs a numeric bound."
             )
         self.sigma_ = loss.curvature(self.bound_) if self.sigma == "auto" else float(self.sigma)
-        if self.sigma_ == 0 and self.eta0 == 0 and sketch is not None:
+        if (self.curvature_ == "gradient" and self.sigma_ == 0 and self.eta0 == 0
+                and sketch is not None):
             raise ValueError(
                 f"sigma + eta_t is 0 for loss={loss.name!r} (sigma={self.sigma!r}, "
                 "eta0=0): nothing would be sketched. Set sigma or eta0 > 0."
             )
+
+    def _ridge_params(self, sketch):
+        """``(offset, shrink_weight, relative, adaptive)`` of the kernels' ridge."""
+        _, _, regularized, sketch_ridge = sketch_kernel_params(sketch)[:4]
+        if self.ridge == "fixed":
+            return (self.alpha + sketch_ridge, 0.5 * regularized, 0.0, False)
+        return (sketch_ridge, 0.5 * regularized, float(self.alpha), True)
 
     def _allocate(self, sketch, n_features, loss, random_state, n_outputs):
         if sketch is None:
             state = empty_sketch_state(n_features)
         else:
             state = sketch._kernel_state(n_features, random_state)
-        # Cholesky factor of alpha I + S S^T (FD, RP) or of A itself (exact);
-        # a sketch's own ridge (RFD's alpha0) adds to alpha.
-        ridge = self.alpha + sketch_kernel_params(sketch)[3]
+        # Cholesky factor of ridge I + S S^T (FD, RP) or of A itself (exact);
+        # the adaptive ridge starts at the sketch's own (RFD's alpha0) and the
+        # exact sketch's is set by the first gradient.
+        ridge = self._ridge_params(sketch)[0]
         capacity = state["rows"].shape[0]
         state["cholesky"] = np.zeros((capacity, capacity))
         if sketch is not None and sketch._kind == RANDOM_PROJECTION:
             state["cholesky"] = np.sqrt(ridge) * np.eye(capacity)
         if sketch is not None and sketch._kind == EXACT:
             state["dense"] = np.sqrt(ridge) * np.eye(n_features)
+        # FD's shrink, sum |g_hat|^2, missed mass, gradients sketched, max |y|,
+        # examples seen, the exact sketch's ridge
+        floats = np.zeros(7)
+        floats[6] = ridge
+        floats[0] = state["floats"][0]
+        state["floats"] = floats
         state["weights"] = np.zeros(n_features)
-        state["scale"] = np.full(n_features if self.diagonal_scaling else 0, 0.1)
+        # the scale in use (or AdaGrad's sums), the sums of x^2 and x, the center in
+        # use, the diagonal of sum g_hat g_hat^T and its column at the intercept
+        state["scale"] = np.zeros((6, 0 if self.feature_scaling is None else n_features))
+        if self.feature_scaling == "adagrad":
+            state["scale"][0] = 0.1
         return state
 
     def _partial_fit(self, chunk, state, sketch, loss, settings, decisions):
-        kind, rank, regularized, sketch_ridge, oja_eta0, oja_constant = sketch_kernel_params(sketch)
+        kind, rank, _, _, oja_eta0, oja_constant = sketch_kernel_params(sketch)
+        scaling = {None: 0, "adagrad": 1, "standardize": 2}[self.feature_scaling]
         params = (
-            kind, rank, regularized, loss.code, settings.epsilon, self.alpha + sketch_ridge,
-            np.inf if self.bound_ is None else float(self.bound_), self.sigma_,
-            float(self.eta0), float(self.power_t), oja_eta0, oja_constant,
-            settings.fit_intercept, bool(self.diagonal_scaling), settings.t_start,
+            kind, rank, self._ridge_params(sketch), loss.code, settings.epsilon,
+            np.inf if self.bound_ is None else float(self.bound_), self._target_bound,
+            self.sigma_, self.curvature_ == "gauss_newton", float(self.eta0),
+            float(self.power_t), oja_eta0, oja_constant, settings.fit_intercept, scaling,
+            settings.t_start,
         )
         arrays = (
             state["weights"], state["rows"], state["gram"], state["cholesky"],
@@ -176,6 +240,13 @@ class SketchedOnlineNewton(BaseUpdateRule):
         return son_partial_fit(chunk, arrays, params, decisions)
 
     def _coef(self, state):
-        if self.diagonal_scaling:
-            return state["weights"] / np.sqrt(state["scale"])
-        return state["weights"]
+        weights = state["weights"]
+        if self.feature_scaling == "adagrad":
+            return weights / np.sqrt(state["scale"][0])
+        if self.feature_scaling == "standardize":
+            # u^T ((x - center) / scale) + u_b; a feature never seen has scale 0
+            scale, center = state["scale"][0], state["scale"][3]
+            coef = np.divide(weights, scale, out=np.zeros_like(scale), where=scale > 0)
+            coef[-1] -= coef[:-1] @ center[:-1]  # centers are 0 without an intercept
+            return coef
+        return weights

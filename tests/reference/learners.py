@@ -65,8 +65,17 @@ class DenseSketch:
 
 
 def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, power_t=0.5,
-        fit_intercept=True, diagonal_scaling=False, epsilon=0.1):
-    """SON (Algorithm 1) with A = (alpha + shift) I + S^T S solved densely.
+        fit_intercept=True, diagonal_scaling=False, epsilon=0.1, adaptive=False,
+        gauss_newton=False):
+    """SON (Algorithm 1) with A = alpha_t I + S^T S solved densely.
+
+    The papers' ridge is ``alpha_t = alpha + alpha0 (+ RFD's shift)``. With
+    ``adaptive`` it is ``alpha0 + alpha sum |g_hat|^2 / d`` plus RFD's shift, or
+    for the other sketches the missed curvature: FD's ``sum |g_hat|^2 -
+    |B|_F^2``, and for Oja, RP and no sketch the sum over steps of ``|g_hat|^2 -
+    g_hat^T S^T (alpha_{t-1} I + S S^T)^{-1} S g_hat`` (the sketch before the
+    step), divided by ``max(min(d, t) - m, 1)``; the exact sketch's ridge is
+    fixed by the first gradient. ``gauss_newton`` sketches ``sqrt(s l''(p)) x``.
 
     Returns the final weights (intercept last) and the progressive predictions.
     """
@@ -76,31 +85,65 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
     u = np.zeros(D)
     scale = np.full(D, 0.1)
     predictions = np.empty(n)
+    total, missed, n_sketched, exact_ridge = 0.0, 0.0, 0, None
+    directions = {"none": 0, "exact": 0, "oja": sketch.V.shape[0] if sketch.V is not None
+                  else 0, "rp": sketch.rank, "fd": sketch.rank}[sketch.kind]
+
+    def ridge_of(sketch_shift):
+        if not adaptive:
+            return alpha + sketch.alpha0 + sketch_shift
+        if sketch.kind == "exact":
+            return exact_ridge if exact_ridge is not None else 0.0
+        ridge = sketch.alpha0 + sketch_shift + alpha * total / D
+        if not sketch.regularized:
+            ridge += missed / max(min(D, n_sketched) - directions, 1)
+        return ridge
+
     for t in range(n):
         x = np.append(X[t], 1.0) if fit_intercept else X[t].copy()
         raw = x.copy()
         if diagonal_scaling:
             x = x / np.sqrt(scale)
         gram, shift = sketch.gram(D)
-        A = (alpha + sketch.alpha0 + shift) * np.eye(D) + gram
+        ridge = ridge_of(shift)
         z = u @ x
         excess = np.sign(z) * max(abs(z) - bound, 0.0)
         w = u
         if excess != 0:
-            Ainv_x = np.linalg.solve(A, x)
+            Ainv_x = np.linalg.solve(ridge * np.eye(D) + gram, x)
             w = u - excess / (x @ Ainv_x) * Ainv_x
         # w^T x = clip(u^T x) exactly (Lemma 1); computing it as w @ x would turn
         # a zero gradient into a rounding-size one that takes an FD row.
         p = z - excess
         predictions[t] = p
         slope = sample_weight[t] * loss.derivative(p, y[t], epsilon)
-        eta = eta0 * (t + 1) ** (-power_t) if eta0 > 0 else 0.0
-        # the loss s * l has curvature sigma / s
-        sigma_t = sigma / sample_weight[t] if sample_weight[t] > 0 else 0.0
-        sketch.add(np.sqrt(sigma_t + eta) * slope * x)
+        if gauss_newton:
+            ghat = np.sqrt(sample_weight[t] * loss.curvature_at(p, y[t])) * x
+        else:
+            eta = eta0 * (t + 1) ** (-power_t) if eta0 > 0 else 0.0
+            # the loss s * l has curvature sigma / s
+            sigma_t = sigma / sample_weight[t] if sample_weight[t] > 0 else 0.0
+            ghat = np.sqrt(sigma_t + eta) * slope * x
+        mass = ghat @ ghat
+        if adaptive and mass > 0:
+            if sketch.kind == "exact" and exact_ridge is None:
+                exact_ridge = alpha * mass / D
+            if sketch.kind in ("none", "oja", "rp"):
+                captured = 0.0
+                if ridge > 0:
+                    captured = ghat @ gram @ np.linalg.solve(ridge * np.eye(D) + gram, ghat)
+                missed += max(mass - captured, 0.0)
+            total += mass
+            n_sketched += 1
+        sketch.add(ghat)
         gram, shift = sketch.gram(D)
-        A = (alpha + sketch.alpha0 + shift) * np.eye(D) + gram
-        u = w - np.linalg.solve(A, slope * x)
+        if adaptive and sketch.kind == "fd" and not sketch.regularized:
+            missed = max(total - np.trace(gram), 0.0)
+        if adaptive and n_sketched == 0:
+            slope = 0.0  # no curvature seen yet
+        u = w
+        if slope != 0:
+            u = w - np.linalg.solve(ridge_of(shift) * np.eye(D) + gram, slope * x)
         if diagonal_scaling:
             scale = scale + (slope * raw) ** 2
     if diagonal_scaling:

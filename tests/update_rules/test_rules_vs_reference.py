@@ -86,12 +86,22 @@ def check_against(model, X, y, weights, expected, predictions, loss, sparse, eps
         assert model.progressive_loss_ == pytest.approx(progressive, rel=1e-8, abs=1e-12)
 
 
+# The papers' SON (a fixed ridge, SON's gradient outer products, raw features)
+PAPER = dict(ridge="fixed", curvature="gradient", feature_scaling=None)
 SON_SETTINGS = {
-    "squared-projected": dict(loss="squared_error", alpha=0.5, bound=1.0, sigma=1.0),
+    "squared-projected": dict(loss="squared_error", alpha=0.5, bound=1.0, sigma=1.0, **PAPER),
     "log-eta-schedule": dict(loss="log_loss", alpha=2.0, bound=None, sigma=0.3, eta0=0.5,
-                             power_t=0.7),
+                             power_t=0.7, **PAPER),
     "hinge2-diagonal": dict(loss="squared_hinge", alpha=1.0, bound=2.0, sigma=1.0,
-                            diagonal_scaling=True, fit_intercept=False),
+                            fit_intercept=False, ridge="fixed", curvature="gradient",
+                            feature_scaling="adagrad"),
+    # the adaptive ridge and Gauss-Newton curvature of the defaults
+    "adaptive-hinge2": dict(loss="squared_hinge", alpha=1e-3, bound=None, sigma=1.0,
+                            feature_scaling=None),
+    "adaptive-log-projected": dict(loss="log_loss", alpha=0.1, bound=1.5, sigma=1.0,
+                                   feature_scaling=None),
+    "adaptive-hinge-gradient": dict(loss="hinge", alpha=0.01, bound=None, sigma=1.0,
+                                    feature_scaling=None),
 }
 
 
@@ -102,18 +112,16 @@ def test_son(data, sketch, setting, sparse):
     X, labels, weights = data
     options = dict(SON_SETTINGS[setting])
     loss, fit_intercept = options.pop("loss"), options.pop("fit_intercept", True)
-    rule_options = {k: v for k, v in options.items() if k != "diagonal_scaling"}
-    model = SketchedOnlineClassifier(
-        SketchedOnlineNewton(**options), sketch=SKETCHES[sketch], loss=loss,
-        fit_intercept=fit_intercept, random_state=0,
-    )
+    rule = SketchedOnlineNewton(**options)
+    model = SketchedOnlineClassifier(rule, sketch=SKETCHES[sketch], loss=loss,
+                                     fit_intercept=fit_intercept, random_state=0)
     reference = reference_sketch(SKETCHES[sketch], 5 + fit_intercept)
     expected, predictions = son(
         X, np.where(labels == 1, 1.0, -1.0), weights, reference, loss=loss,
-        bound=np.inf if rule_options["bound"] is None else rule_options["bound"],
-        alpha=rule_options["alpha"], sigma=rule_options["sigma"],
-        eta0=rule_options.get("eta0", 0.0), power_t=rule_options.get("power_t", 0.5),
-        fit_intercept=fit_intercept, diagonal_scaling=options.get("diagonal_scaling", False),
+        bound=np.inf if rule.bound is None else rule.bound, alpha=rule.alpha, sigma=rule.sigma,
+        eta0=rule.eta0, power_t=rule.power_t, fit_intercept=fit_intercept,
+        diagonal_scaling=rule.feature_scaling == "adagrad", adaptive=rule.ridge == "adaptive",
+        gauss_newton=rule.curvature != "gradient" and LOSSES[loss].has_curvature,
     )
     check_against(model, X, labels, weights, expected, predictions, LOSSES[loss], sparse)
 
@@ -129,10 +137,14 @@ def test_son_regression(data, loss, sketch):
         # 40, 1e-5 at 90. Compare where the two still agree to rounding.
         X, weights = X[:25], weights[:25]
     y = X @ np.array([0.5, -0.2, 1.0, 0.0, 0.3]) + 0.1
-    model = SketchedOnlineRegressor(SketchedOnlineNewton(alpha=0.7, bound=3.0), loss=loss,
-                                    sketch=SKETCHES[sketch], epsilon=0.05, random_state=0)
+    adaptive = loss == "squared_error"  # the default ridge and curvature, where it has one
+    rule = SketchedOnlineNewton(alpha=0.01 if adaptive else 0.7, bound=3.0,
+                                **(dict(feature_scaling=None) if adaptive else PAPER))
+    model = SketchedOnlineRegressor(rule, loss=loss, sketch=SKETCHES[sketch], epsilon=0.05,
+                                    random_state=0)
     expected, predictions = son(X, y, weights, reference_sketch(SKETCHES[sketch], 6), loss=loss,
-                                alpha=0.7, bound=3.0, sigma=1.0, epsilon=0.05)
+                                alpha=rule.alpha, bound=3.0, sigma=1.0, epsilon=0.05,
+                                adaptive=adaptive, gauss_newton=adaptive)
     check_against(model, X, y, weights, expected, predictions, LOSSES[loss], sparse=False,
                   epsilon=0.05)
 
@@ -227,7 +239,7 @@ def test_oja_son_follows_its_reference_over_a_long_stable_stream():
 
     X, y = make_ill_conditioned_classification(3000, 20, 200.0, n_inflated=3, random_state=0)
     sketch = OjaSketch(3, random_state=0)
-    model = SketchedOnlineClassifier(SketchedOnlineNewton(alpha=100.0, bound=None),
+    model = SketchedOnlineClassifier(SketchedOnlineNewton(alpha=100.0, bound=None, **PAPER),
                                      sketch=sketch, loss="log_loss", random_state=0)
     model.partial_fit(X, y, classes=[-1.0, 1.0])
     expected, predictions = son(X, y, np.ones(len(y)), reference_sketch(sketch, 21),

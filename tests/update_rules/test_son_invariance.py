@@ -1,0 +1,75 @@
+"""SON is free of the units of the data: the defaults' promise, checked on the
+predictions themselves (the independent reference is the same learner on the
+data in other units)."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_diabetes
+
+from sklearn_sketchlearn import SketchedOnlineClassifier, SketchedOnlineRegressor
+from sklearn_sketchlearn.datasets import make_ill_conditioned_classification
+from sklearn_sketchlearn.update_rules import SketchedOnlineNewton
+
+SKETCHES = ["fd", "fast_fd", "rfd", "fast_rfd", "oja", "rp", "exact", None]
+
+
+@pytest.fixture(scope="module")
+def problem():
+    X, y = make_ill_conditioned_classification(3000, 20, condition_number=50, n_inflated=3,
+                                               random_state=0)
+    rng = np.random.default_rng(1)
+    factors = np.exp(rng.uniform(np.log(1e-3), np.log(1e3), X.shape[1]))
+    return X, y, factors
+
+
+def stream(model, X, y, classes):
+    for start in range(0, len(y), 100):
+        model.partial_fit(X[start:start + 100], y[start:start + 100], classes=classes)
+    return model
+
+
+@pytest.mark.parametrize("sketch", SKETCHES)
+def test_default_labels_do_not_depend_on_feature_units(problem, sketch):
+    X, y, factors = problem
+    train, test = slice(0, 2000), slice(2000, None)
+    labels = {}
+    for name, Z in {"original": X, "rescaled": X * factors}.items():
+        model = SketchedOnlineClassifier(sketch=sketch, random_state=0)
+        labels[name] = stream(model, Z[train], y[train], [-1, 1]).predict(Z[test])
+    accuracy = np.mean(labels["original"] == y[test])
+    assert accuracy > 0.8  # it learned: agreement below is not agreement on noise
+    assert np.mean(labels["rescaled"] == labels["original"]) >= 0.99
+
+
+def test_papers_son_does_depend_on_feature_units(problem):
+    # the same check fails for the papers' fixed ridge on raw features: the
+    # test above can tell a scale-free learner from one that is not
+    X, y, factors = problem
+    paper = SketchedOnlineNewton(alpha=1.0, ridge="fixed", curvature="gradient",
+                                 feature_scaling=None)
+    labels = [stream(SketchedOnlineClassifier(paper, sketch="fast_fd", random_state=0),
+                     Z[:2000], y[:2000], [-1, 1]).predict(Z[2000:]) for Z in (X, X * factors)]
+    assert np.mean(labels[0] == labels[1]) < 0.95
+
+
+def test_exact_sketch_invariant_to_linear_maps(problem):
+    X, y, _ = problem
+    rng = np.random.default_rng(2)
+    mixing = rng.standard_normal((X.shape[1], X.shape[1]))
+    rule = SketchedOnlineNewton(alpha=1e-6, feature_scaling=None, curvature="gauss_newton")
+    labels = [stream(SketchedOnlineClassifier(rule, sketch="exact", random_state=0),
+                     Z[:2000], y[:2000], [-1, 1]).predict(Z[2000:])
+              for Z in (X, X @ mixing)]
+    assert np.mean(labels[0] == y[2000:]) > 0.8
+    assert np.mean(labels[0] == labels[1]) >= 0.98
+
+
+@pytest.mark.parametrize("sketch", ["fast_fd", "exact", None])
+def test_regression_predictions_scale_with_targets(sketch):
+    X, y = load_diabetes(return_X_y=True)
+    predictions = []
+    for unit in (1.0, 1e4):
+        model = SketchedOnlineRegressor("son", sketch=sketch, random_state=0)
+        predictions.append(model.fit(X[:300], y[:300] * unit).predict(X[300:]) / unit)
+    np.testing.assert_allclose(predictions[1], predictions[0], rtol=1e-6,
+                               atol=1e-6 * np.abs(predictions[0]).max())
