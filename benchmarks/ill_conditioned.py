@@ -34,7 +34,9 @@ from sklearn_sketchlearn.update_rules import (
 
 def learners(m=10):
     """Each learner as ``name -> (grid, factory)``."""
-    son = SketchedOnlineNewton
+    def son(**options):  # the papers' SON: a fixed ridge, the gradients' outer products
+        return SketchedOnlineNewton(**{"ridge": "fixed", "curvature": "gradient",
+                                       "feature_scaling": None, **options})
     return {
         "FD-SON (squared, C=1)": ([1, 10, 100, 300, 1000], lambda a: SketchedOnlineClassifier(
             son(alpha=a), sketch=FrequentDirections(m, fast=True), loss="squared_error")),
@@ -44,7 +46,7 @@ def learners(m=10):
             son(alpha=a), sketch=RegularizedFrequentDirections(m, fast=True),
             loss="squared_error")),
         "Oja-SON (squared, diagonal)": ([0.1, 1, 3, 10, 30], lambda a: SketchedOnlineClassifier(
-            son(alpha=a, bound=None, ridge="fixed", curvature="gradient", feature_scaling="adagrad"),
+            son(alpha=a, bound=None, feature_scaling="adagrad"),
             sketch=OjaSketch(m, eta0=2.0, random_state=0), loss="squared_error")),
         "FULL-ON (squared, no proj.)": ([100, 300, 1000], lambda a: SketchedOnlineClassifier(
             son(alpha=a, bound=None), sketch=ExactSketch(), loss="squared_error")),

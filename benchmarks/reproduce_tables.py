@@ -67,6 +67,10 @@ DATASETS = Path(os.environ.get(
 CLASSES = np.array([-1.0, 1.0])
 FULL_DELTAS = [1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0]  # ADA-FD paper, Section 5.1
 
+# SketchedOnlineNewton's settings for the papers' SON: a fixed ridge, SON's
+# gradient outer products, the features as given
+PAPER_SON = dict(ridge="fixed", curvature="gradient", feature_scaling=None)
+
 
 def load_a9a():
     """``(X_train, y_train, X_test, y_test)`` of a9a's official split, dense, or None."""
@@ -101,7 +105,8 @@ def rfd_learners(sizes):
     """``name -> factory(alpha_0)`` for the methods of the RFD paper's Table 2."""
     def son(sketch):
         return lambda alpha: SketchedOnlineClassifier(
-            SketchedOnlineNewton(alpha=alpha, bound=1.0), sketch=sketch, loss="squared_error")
+            SketchedOnlineNewton(alpha=alpha, bound=1.0, **PAPER_SON), sketch=sketch,
+            loss="squared_error")
     learners = {
         # AdaGrad's alpha_0 is its ridge delta; its step is 1 as in AdaGrad's paper
         "AdaGrad": lambda alpha: SketchedOnlineClassifier(
@@ -185,7 +190,7 @@ def online_learners():
     """``name -> (grid, factory)``: every rule, with its default-ish sketch."""
     def son(sketch, loss, bound=None):
         return lambda alpha: SketchedOnlineClassifier(
-            SketchedOnlineNewton(alpha=alpha, bound=bound), sketch=sketch, loss=loss)
+            SketchedOnlineNewton(alpha=alpha, bound=bound, **PAPER_SON), sketch=sketch, loss=loss)
     return {
         "FD-SON (log, m=20)": ([1, 10, 100, 1000], son(FrequentDirections(20, fast=True),
                                                         "log_loss")),
@@ -325,7 +330,8 @@ def adafd_section(quick, log):
             DiagonalAdaGrad(eta0=eta, delta=1e-8, form=form))
     learners["OGD"] = lambda eta: regressor(OnlineGradientDescent(eta0=eta))
     learners["FD-SON, m=20"] = lambda eta: regressor(
-        SketchedOnlineNewton(alpha=1.0 / eta, bound=None), FrequentDirections(20, fast=True))
+        SketchedOnlineNewton(alpha=1.0 / eta, bound=None, **PAPER_SON),
+        FrequentDirections(20, fast=True))
     best = {}
     for name, make in learners.items():
         regrets = [regret(make(eta)) for eta in etas]

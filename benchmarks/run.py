@@ -48,7 +48,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from floor import run_floor  # noqa: E402
 from peers import sgd_epoch, sgd_partial_fit, vowpal_wabbit, vw_oja_newton  # noqa: E402
 
-SON = SketchedOnlineNewton(alpha=10.0)
+# the papers' SON step (the same arithmetic as Vowpal Wabbit's OjaNewton and the floor)
+SON = SketchedOnlineNewton(alpha=10.0, ridge="fixed", curvature="gradient", feature_scaling=None)
 
 
 def sketched_learners(m):

@@ -90,7 +90,8 @@ for form in ("mirror", "dual"):
 learners["mirror"]["OGD"] = (lambda eta, delta: regressor(OnlineGradientDescent(eta0=eta)),
                              [None])
 learners["mirror"][f"FD-SON, m = {tau}"] = (lambda eta, delta: regressor(
-    SketchedOnlineNewton(alpha=1.0 / eta, bound=None), FrequentDirections(tau, fast=True)),
+    SketchedOnlineNewton(alpha=1.0 / eta, bound=None, ridge="fixed", curvature="gradient",
+                         feature_scaling=None), FrequentDirections(tau, fast=True)),
     [None])
 
 fig, axes = plt.subplots(1, 2, figsize=(11, 4))

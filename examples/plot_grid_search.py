@@ -42,7 +42,7 @@ sizes = [5, 20] if QUICK else [5, 10, 20]
 param_grid = [
     {
         "clf__update_rule": [SketchedOnlineNewton()],
-        "clf__update_rule__alpha": [1.0, 10.0, 100.0],
+        "clf__update_rule__alpha": [1e-4, 1e-3, 1e-2],
         "clf__sketch": [RegularizedFrequentDirections(fast=True), OjaSketch(random_state=0)],
         "clf__sketch__sketch_size": sizes,
         "clf__loss": ["log_loss"],

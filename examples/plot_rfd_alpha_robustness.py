@@ -60,9 +60,11 @@ if a9a.exists() and not QUICK:
 
 
 def accuracy(sketch, alpha, X_train, X_test, y_train, y_test):
-    """One epoch of SON (squared loss, C = 1), then the test accuracy."""
-    model = SketchedOnlineClassifier(SketchedOnlineNewton(alpha=alpha, bound=1.0),
-                                     sketch=sketch, loss="squared_error")
+    """One epoch of the paper's SON (squared loss, C = 1, a fixed ridge alpha, the
+    gradients' outer products, raw features), then the test accuracy."""
+    rule = SketchedOnlineNewton(alpha=alpha, bound=1.0, ridge="fixed", curvature="gradient",
+                                feature_scaling=None)
+    model = SketchedOnlineClassifier(rule, sketch=sketch, loss="squared_error")
     return model.partial_fit(X_train, y_train, classes=[-1.0, 1.0]).score(X_test, y_test)
 
 

@@ -39,11 +39,13 @@ problems = {
 
 
 def son(m, sketch):
-    """SON with logistic loss and no projection, over an m-row sketch."""
+    """The paper's SON (a fixed ridge alpha, the gradients' outer products, raw
+    features) with logistic loss and no projection, over an m-row sketch."""
     def make(alpha):
         chosen = None if m == 0 else sketch(m)
-        return SketchedOnlineClassifier(SketchedOnlineNewton(alpha=alpha, bound=None),
-                                        sketch=chosen, loss="log_loss")
+        rule = SketchedOnlineNewton(alpha=alpha, bound=None, ridge="fixed",
+                                    curvature="gradient", feature_scaling=None)
+        return SketchedOnlineClassifier(rule, sketch=chosen, loss="log_loss")
     return make
 
 

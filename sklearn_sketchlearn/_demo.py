@@ -57,12 +57,9 @@ def learners():
     """The learners of the demo, with the hyperparameters it uses."""
     return {
         "SGDClassifier (hinge)": SGDClassifier(random_state=0),
-        "SON, FD m=10": SketchedOnlineClassifier(
-            SketchedOnlineNewton(alpha=30.0, bound=None), sketch=FrequentDirections(10, fast=True),
-            loss="log_loss"),
+        "SON, FD m=10 (default)": SketchedOnlineClassifier(),
         "RFD-SON, m=10": SketchedOnlineClassifier(
-            SketchedOnlineNewton(alpha=1.0, bound=5.0),
-            sketch=RegularizedFrequentDirections(10, fast=True), loss="log_loss"),
+            SketchedOnlineNewton(), sketch=RegularizedFrequentDirections(10, fast=True)),
         "ADA-FFD, tau=10": SketchedOnlineClassifier(
             AdaFD(eta0=0.1), sketch=FrequentDirections(10, fast=True), loss="log_loss"),
         "SDROGD, l=10": SketchedOnlineClassifier(

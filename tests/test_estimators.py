@@ -33,6 +33,7 @@ from sklearn_sketchlearn.update_rules import (
 )
 
 from .conftest import load_a9a
+from .reference.learners import PAPER_SON
 
 PAIRINGS = {
     "son-fd": (SketchedOnlineNewton(alpha=10.0), FrequentDirections(4), "squared_error"),
@@ -317,7 +318,7 @@ def test_first_call_failures_leave_the_model_unfitted(stream):
         (SketchedOnlineClassifier("ogd", sketch="fd"), "uses no sketch"),
         (SketchedOnlineClassifier("ada_fd", sketch=None), "sketch=None makes no sense"),
         (SketchedOnlineRegressor(SketchedOnlineNewton(sigma="auto")), "needs a bound"),
-        (SketchedOnlineClassifier(SketchedOnlineNewton(sigma="auto"), loss="hinge"),
+        (SketchedOnlineClassifier(SketchedOnlineNewton(sigma="auto", bound=1.0), loss="hinge"),
          "nothing would be sketched"),
         (SketchedOnlineClassifier(SDROGD(alpha=0, learning_rate="pegasos"), loss="hinge"),
          "needs alpha > 0"),
@@ -340,8 +341,8 @@ def test_projection_is_the_a_norm_projection_onto_bounded_predictions(stream, sk
     # weights must be Lemma 1's closed form with A = alpha I + S^T S, and bound
     # the prediction on x by C.
     X, y = stream
-    model = SketchedOnlineClassifier(SketchedOnlineNewton(alpha=2.0, bound=1.0), sketch=sketch,
-                                     loss="squared_error", random_state=0)
+    model = SketchedOnlineClassifier(SketchedOnlineNewton(alpha=2.0, bound=1.0, **PAPER_SON),
+                                     sketch=sketch, loss="squared_error", random_state=0)
     model.partial_fit(X[:60], y[:60], classes=[0, 1, 2])
     active = 0
     for t in range(60, 90):
@@ -386,8 +387,10 @@ def test_son_is_equivariant_to_linear_maps_of_the_features():
     assert np.linalg.cond(M) < 50
 
     def twins(rule):
-        plain = SketchedOnlineClassifier(rule, sketch="exact" if rule == "son" else None,
-                                         loss="squared_error")
+        # SON's default ridge and curvature, on the features as given
+        plain = SketchedOnlineClassifier(
+            SketchedOnlineNewton(feature_scaling=None) if rule == "son" else rule,
+            sketch="exact" if rule == "son" else None, loss="squared_error")
         plain.partial_fit(X[:100], y[:100], classes=[0, 1])
         mapped = pickle.loads(pickle.dumps(plain))
         state = mapped._state
@@ -418,8 +421,8 @@ def test_rfd_son_accuracy_is_flat_in_alpha0_on_a9a():
     X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, random_state=0)
 
     def accuracy(sketch, alpha):
-        model = SketchedOnlineClassifier(SketchedOnlineNewton(alpha=alpha), sketch=sketch,
-                                         loss="squared_error")
+        model = SketchedOnlineClassifier(SketchedOnlineNewton(alpha=alpha, bound=1.0, **PAPER_SON),
+                                         sketch=sketch, loss="squared_error")
         return model.partial_fit(X_train, y_train, classes=[-1, 1]).score(X_test, y_test)
 
     alphas = [1e-10, 1e-6, 1e-2, 1.0, 1e2]

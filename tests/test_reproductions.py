@@ -13,6 +13,8 @@ from sklearn_sketchlearn.datasets import make_ill_conditioned_classification
 from sklearn_sketchlearn.sketches import OjaSketch
 from sklearn_sketchlearn.update_rules import DiagonalAdaGrad, SketchedOnlineNewton
 
+from .reference.learners import PAPER_SON
+
 
 @pytest.fixture(scope="module")
 def son_problems():
@@ -30,7 +32,8 @@ def test_oja_son_is_nearly_flat_in_the_condition_number(son_problems):
     # SON Fig. 1: with m = 10, one hyperparameter for every kappa, Oja-SON's
     # progressive error hardly moves while diagonal AdaGrad's grows.
     oja_son = progressive_errors(lambda: SketchedOnlineClassifier(
-        SketchedOnlineNewton(alpha=100.0, bound=None), sketch=OjaSketch(10, random_state=0),
+        SketchedOnlineNewton(alpha=100.0, bound=None, **PAPER_SON),
+        sketch=OjaSketch(10, random_state=0),
         loss="log_loss"), son_problems)
     adagrad = progressive_errors(lambda: SketchedOnlineClassifier(
         DiagonalAdaGrad(eta0=0.3), loss="log_loss"), son_problems)

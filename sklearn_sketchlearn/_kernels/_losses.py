@@ -59,13 +59,15 @@ def loss_derivative(code, p, y, epsilon):
 
 @jit
 def loss_curvature(code, p, y):
-    """The Gauss-Newton curvature ``d^2 l / dp^2`` where the loss has one (squared
-    error; squared hinge, 0 beyond its margin; log loss), else 0."""
+    """The curvature a Newton step uses: ``d^2 l / dp^2`` for the squared error
+    and the squared hinge (0 beyond its margin); for the log loss its bound
+    ``1/4`` (Boehning & Lindsay, 1988), whose quadratic majorizes the loss
+    everywhere: ``l''(p)`` itself vanishes on confident predictions and lets a
+    mistake take an unbounded step. 0 for the other losses."""
     if code == SQUARED_HINGE:
         return 2.0 if y * p < 1.0 else 0.0
     if code == LOG_LOSS:
-        e = np.exp(-abs(p))
-        return e / ((1.0 + e) * (1.0 + e))
+        return 0.25
     if code == SQUARED_ERROR:
         return 2.0
     return 0.0

@@ -49,7 +49,7 @@ from ._cholesky import (
     cholesky_solve,
 )
 from ._jit import jit
-from ._losses import loss_derivative, loss_curvature
+from ._losses import loss_curvature, loss_derivative
 from ._rows import load_example
 from ._sketch_updates import (
     EXACT,
@@ -181,10 +181,10 @@ def standardize_example(x, raw, scale, floats, weights, scaling, center, rows, n
     ``scaling`` 1 is SON's Section 5.2: ``x / sqrt(D_t)``, ``D_t`` the diagonal
     of ``0.1 I + sum g g^T`` (``scale[0]``). ``scaling`` 2 standardizes each
     feature by its running mean (when ``center``: the intercept is the last
-    feature) and standard deviation over the ``n_seen`` examples so far (in
-    use: ``scale[3]`` and ``scale[0]``; sums of ``x`` and ``x^2``: ``scale[2]``
-    and ``scale[1]``; ``n_seen = floats[5]``), as a StandardScaler would: in such units every feature
-    has the same mean square, which is what an isotropic ridge assumes, and the
+    feature) and standard deviation over the ``n_seen = floats[5]`` examples
+    so far (in use: ``scale[3]`` and ``scale[0]``; sums of ``x`` and ``x^2``:
+    ``scale[2]`` and ``scale[1]``), as a StandardScaler would: in such units
+    every feature has the same mean square, which is what an isotropic ridge assumes, and the
     learner sees the same numbers whatever the units of each feature.
 
     A move of a feature's units is an affine map of the coordinates, ``x'_j =

@@ -10,9 +10,6 @@ from .._kernels._son import son_partial_fit
 from ._base import BaseUpdateRule, empty_sketch_state, sketch_kernel_params
 
 
-ALPHA = 1e-3
-
-
 class SketchedOnlineNewton(BaseUpdateRule):
     """Sketched Online Newton (SON): an Online Newton Step through a matrix sketch.
 
@@ -146,7 +143,7 @@ class SketchedOnlineNewton(BaseUpdateRule):
     _TARGET_BOUND = 2.0
 
     def __init__(
-        self, alpha=ALPHA, *, ridge="adaptive", bound="auto", curvature="auto", sigma=1.0,
+        self, alpha=1e-3, *, ridge="adaptive", bound="auto", curvature="auto", sigma=1.0,
         eta0=0.0, power_t=0.5, feature_scaling="standardize",
     ):
         self.alpha = alpha
@@ -176,7 +173,7 @@ class SketchedOnlineNewton(BaseUpdateRule):
         if self.sigma == "auto" and self.bound_ is None:
             raise ValueError(
                 "sigma='auto' is the loss's curvature for predictions within the "
-                "bound; it needs a numeric bound."
+                "bound; it needs a bound: set bound to a number."
             )
         self.sigma_ = loss.curvature(self.bound_) if self.sigma == "auto" else float(self.sigma)
         if (self.curvature_ == "gradient" and self.sigma_ == 0 and self.eta0 == 0

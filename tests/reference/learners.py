@@ -7,6 +7,10 @@ from sklearn_sketchlearn.losses import LOSSES
 
 from .sketches import frequent_directions
 
+# SketchedOnlineNewton's settings for the papers' SON: a fixed ridge, SON's
+# gradient outer products, the features as given
+PAPER_SON = dict(ridge="fixed", curvature="gradient", feature_scaling=None)
+
 
 class DenseSketch:
     """A sketch of the to-sketch vectors, re-built from its rows at every step.

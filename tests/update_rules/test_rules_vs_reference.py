@@ -23,7 +23,7 @@ from sklearn_sketchlearn.update_rules import (
     SketchedOnlineNewton,
 )
 
-from ..reference.learners import DenseSketch, ada_fd, first_order, sdrogd, son
+from ..reference.learners import PAPER_SON, DenseSketch, ada_fd, first_order, sdrogd, son
 
 SKETCHES = {
     "none": None,
@@ -86,8 +86,7 @@ def check_against(model, X, y, weights, expected, predictions, loss, sparse, eps
         assert model.progressive_loss_ == pytest.approx(progressive, rel=1e-8, abs=1e-12)
 
 
-# The papers' SON (a fixed ridge, SON's gradient outer products, raw features)
-PAPER = dict(ridge="fixed", curvature="gradient", feature_scaling=None)
+PAPER = PAPER_SON
 SON_SETTINGS = {
     "squared-projected": dict(loss="squared_error", alpha=0.5, bound=1.0, sigma=1.0, **PAPER),
     "log-eta-schedule": dict(loss="log_loss", alpha=2.0, bound=None, sigma=0.3, eta0=0.5,
