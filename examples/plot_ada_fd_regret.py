@@ -87,8 +87,8 @@ for form in ("mirror", "dual"):
         "diagonal AdaGrad": (lambda eta, delta, form=form: regressor(
             DiagonalAdaGrad(eta0=eta, delta=1e-8, form=form)), [None]),
     }
-learners["mirror"]["OGD"] = (lambda eta, delta: regressor(OnlineGradientDescent(eta0=eta)),
-                             [None])
+learners["mirror"]["OGD"] = (
+    lambda eta, delta: regressor(OnlineGradientDescent(eta0=eta, normalized=False)), [None])
 learners["mirror"][f"FD-SON, m = {tau}"] = (lambda eta, delta: regressor(
     SketchedOnlineNewton(alpha=1.0 / eta, bound=None, ridge="fixed", curvature="gradient",
                          feature_scaling=None), FrequentDirections(tau, fast=True)),

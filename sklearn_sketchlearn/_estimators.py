@@ -77,9 +77,16 @@ class _BaseSketchedOnline(BaseEstimator):
             sketch = clone(spec)
         if sketch is not None:
             sketch._validate_params()
-        loss = LOSSES[self.loss]
+        loss = self._loss_spec()
         rule._prepare(sketch, loss, is_classifier(self))
         return rule, sketch, loss
+
+    def _loss_spec(self):
+        """The loss: ``loss``, or for ``'auto'`` the one the update rule is defined for."""
+        if self.loss != "auto":
+            return LOSSES[self.loss]
+        rule = self.update_rule
+        return LOSSES[(UPDATE_RULES[rule] if isinstance(rule, str) else rule)._default_loss]
 
     def _start(self, X_raw, n_features, rule, sketch, loss, n_problems, n_outputs, random_state):
         """Commit a new model: record the features and allocate fresh state."""
@@ -102,7 +109,7 @@ class _BaseSketchedOnline(BaseEstimator):
             and type(sketch) is type(self.sketch_)
             and (sketch is None or sketch.get_params() == self.sketch_.get_params())
             and self._state["weights"].shape[-1] == n_features + self.fit_intercept
-            and self.loss == self._loss_name
+            and self._loss_spec().name == self._loss_name
         )
         if not same:
             raise ValueError(
@@ -134,12 +141,12 @@ class _BaseSketchedOnline(BaseEstimator):
         """
         if self._state["weights"].shape[-1] != X.shape[1] + self.fit_intercept:
             raise ValueError("fit_intercept changed since the model was started; call fit.")
-        if self.loss != self._loss_name:
+        loss = self._loss_spec()
+        if loss.name != self._loss_name:
             raise ValueError(
-                f"loss changed from {self._loss_name!r} to {self.loss!r} since the model "
+                f"loss changed from {self._loss_name!r} to {loss.name!r} since the model "
                 "was started, and the update rule was prepared for the first; call fit."
             )
-        loss = LOSSES[self.loss]
         arrays = row_arrays(X)[:5]
         n_samples = X.shape[0]
         n_problems = self._state["weights"].shape[0]
@@ -283,11 +290,13 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         :data:`~sklearn_sketchlearn.sketches.SKETCHES`), an object of
         :mod:`sklearn_sketchlearn.sketches` (``sketch__sketch_size``), or None
         for rules that use none. ``'auto'`` takes the rule's default:
-        ``'fast_rfd'`` for SON, ``'fast_fd'`` for ADA-FD and SDROGD, None for
+        ``'fast_fd'`` for SON, ADA-FD and SDROGD, None for
         the first-order rules.
-    loss : {'squared_hinge', 'hinge', 'log_loss', 'squared_error'}, default='squared_hinge'
+    loss : {'auto', 'squared_hinge', 'hinge', 'log_loss', 'squared_error'}, default='auto'
         The loss, on targets in {-1, +1} for each binary problem.
         ``'squared_error'`` is ``(p - y)^2`` as in the SON and RFD papers.
+        ``'auto'`` is the loss the update rule is defined for: the hinge for
+        SDROGD, the squared hinge for the others.
     fit_intercept : bool, default=True
         Whether to fit an intercept, as the weight of a constant feature (so it
         is preconditioned and sketched like the other weights).
@@ -373,7 +382,7 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
 
     _parameter_constraints: dict = {
         **_BaseSketchedOnline._parameter_constraints,
-        "loss": [StrOptions(set(CLASSIFICATION_LOSSES))],
+        "loss": [StrOptions({"auto", *CLASSIFICATION_LOSSES})],
         "class_weight": [dict, StrOptions({"balanced"}), None],
     }
 
@@ -382,7 +391,7 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         update_rule="son",
         *,
         sketch="auto",
-        loss="squared_hinge",
+        loss="auto",
         fit_intercept=True,
         max_iter=5,
         tol=None,
@@ -554,14 +563,14 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         n_classes = self.classes_.size
         if n_classes == 2:
             signs = np.where(labels == 1, 1.0, -1.0)
-            losses = LOSSES[self.loss](decisions[0], signs)
+            losses = LOSSES[self._loss_name](decisions[0], signs)
             mistakes = (decisions[0] > 0) != (labels == 1)
         elif self.update_rule_._joint_multiclass:
             losses = multiclass_hinge(decisions, labels)
             mistakes = np.argmax(decisions, axis=0) != labels
         else:
             signs = np.where(labels[np.newaxis] == np.arange(n_classes)[:, np.newaxis], 1.0, -1.0)
-            losses = LOSSES[self.loss](decisions, signs).mean(axis=0)
+            losses = LOSSES[self._loss_name](decisions, signs).mean(axis=0)
             mistakes = np.argmax(decisions, axis=0) != labels
         return losses, mistakes.astype(np.float64)
 
@@ -577,8 +586,9 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         self.coef_, self.intercept_ = coef, intercept
 
     def _check_proba(self):
-        if not LOSSES[self.loss].probabilistic:
-            raise AttributeError(f"probability estimates are not available for loss={self.loss!r}")
+        loss = self._loss_spec()
+        if not loss.probabilistic:
+            raise AttributeError(f"probability estimates are not available for loss={loss.name!r}")
         return True
 
     @available_if(_check_proba)
@@ -627,11 +637,11 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
 
     Parameters
     ----------
-    update_rule : {'ada_fd', 'son', 'ogd', 'adagrad'} or update rule, default='ada_fd'
+    update_rule : {'son', 'ada_fd', 'ogd', 'adagrad'} or update rule, default='son'
         The update rule (SDROGD is for classification only). The default,
-        full-matrix AdaGrad through a sketch, is insensitive to the scale of
-        the residuals; SON's ``sigma`` should be of the order of the squared
-        residuals (e.g. ``sigma=0.1`` on standardized targets).
+        SON, takes Newton steps with the squared loss's own curvature (over the
+        exact sketch: recursive least squares), so its predictions scale with
+        the targets and its defaults do not depend on their units.
     sketch : str, sketch or None, default='auto'
         The sketch of the curvature, as for
         :class:`SketchedOnlineClassifier`; ``'auto'`` takes the rule's default.
@@ -693,8 +703,8 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
     >>> from sklearn.datasets import make_regression
     >>> from sklearn_sketchlearn import SketchedOnlineRegressor
     >>> X, y = make_regression(n_samples=300, n_features=10, noise=1.0, random_state=0)
-    >>> reg = SketchedOnlineRegressor(random_state=0).fit(X, y / y.std())
-    >>> bool(reg.score(X, y / y.std()) > 0.99)
+    >>> reg = SketchedOnlineRegressor(random_state=0).fit(X, y)
+    >>> bool(reg.score(X, y) > 0.99)
     True
     """
 
@@ -706,7 +716,7 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
 
     def __init__(
         self,
-        update_rule="ada_fd",
+        update_rule="son",
         *,
         sketch="auto",
         loss="squared_error",
@@ -809,7 +819,7 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
         return self.epsilon
 
     def _progressive_terms(self, decisions, targets):
-        losses = LOSSES[self.loss](decisions[0], targets, self.epsilon)
+        losses = LOSSES[self._loss_name](decisions[0], targets, self.epsilon)
         return losses, np.zeros_like(losses)
 
     def _set_coef(self, coef, intercept):

@@ -46,7 +46,7 @@ REGRESSORS = [
     SketchedOnlineRegressor(SketchedOnlineNewton(bound=None), sketch="exact", random_state=0),
     SketchedOnlineRegressor("ada_fd", sketch=FrequentDirections(3, fast=True),
                             loss="epsilon_insensitive", random_state=0),
-    SketchedOnlineRegressor(OnlineGradientDescent(eta0=0.01), loss="epsilon_insensitive",
+    SketchedOnlineRegressor(OnlineGradientDescent(), loss="epsilon_insensitive",
                             random_state=0),
     SketchedOnlineRegressor(DiagonalAdaGrad(eta0=0.5), loss="absolute_error", random_state=0),
 ]
@@ -76,6 +76,16 @@ CHAOTIC_UNDER_HEAVY_CLASS_WEIGHTS = (
 )
 
 
+# OGD's step is proportional to the gradient, class weight included: with a
+# weight of 1000 on class 0 of the three-class blobs the one-vs-rest weights keep
+# swinging (measured, eta0=1: 98 % class 0 after 5 and 100 epochs, 84 % after the
+# check's 1,000, where it asks for 87 %). AdaGrad and SON divide the weight out.
+OGD_STEP_SCALES_WITH_CLASS_WEIGHT = (
+    "OGD's steps are proportional to the class weight (1000 here): after the check's "
+    "1,000 epochs its weights swing between the classes; see the comment."
+)
+
+
 def expected_failures(estimator):
     failures = {
         "check_sample_weight_equivalence_on_dense_data": NOT_WEIGHT_EQUIVALENT,
@@ -88,6 +98,8 @@ def expected_failures(estimator):
     )
     if unnormalised:
         failures["check_class_weight_classifiers"] = DIVERGES_ON_HEAVY_CLASS_WEIGHTS
+    if isinstance(rule, OnlineGradientDescent):
+        failures["check_class_weight_classifiers"] = OGD_STEP_SCALES_WITH_CLASS_WEIGHT
     if isinstance(estimator.sketch, OjaSketch):
         failures["check_class_weight_classifiers"] = CHAOTIC_UNDER_HEAVY_CLASS_WEIGHTS
     return failures

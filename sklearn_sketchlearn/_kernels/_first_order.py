@@ -21,12 +21,17 @@ def first_order_partial_fit(chunk, state, params, decisions):
         ``i``-th example learned is row ``order[i]`` of the chunk, with target
         ``y[i]`` and weight ``sample_weight[i]``.
     state : tuple
-        ``(weights, gradient_sum, squared_sum)``, modified in place.
+        ``(weights, gradient_sum, squared_sum, scale, norm)``, modified in place.
     params : tuple
-        ``(adaptive, dual, loss_code, epsilon, eta0, power_t, delta,
-        fit_intercept, t_start)``. AdaGrad: ``H = delta I +
-        diag(sum g^2)^{1/2}``, mirror ``beta -= eta0 H^{-1} g`` or dual
-        ``beta = -eta0 H^{-1} sum g``. OGD: ``beta -= eta0 t^-power_t g``.
+        ``(adaptive, dual, normalized, loss_code, epsilon, eta0, power_t, delta,
+        fit_intercept, t_start)``. AdaGrad: ``H = delta I + diag(sum
+        g^2)^{1/2}``, mirror ``beta -= eta0 H^{-1} g`` or dual ``beta = -eta0
+        H^{-1} sum g``. OGD: ``beta -= eta0 t^-power_t g``, or normalized (NG,
+        Ross, Mineiro & Langford, 2013): with ``s_j`` the largest ``|x_j|`` so
+        far (a weight is multiplied by ``(s_j / s'_j)^2`` when it grows to
+        ``s'_j``) and ``N = sum_t sum_j (x_tj / s_j)^2`` (``norm[0]``),
+        ``beta_j -= eta0 t^-power_t (t / N) g_j / s_j^2``: steps that do not
+        depend on the units of any feature.
     decisions : ndarray of shape (n_samples,)
         Filled with each example's prediction before it is learned.
 
@@ -36,17 +41,24 @@ def first_order_partial_fit(chunk, state, params, decisions):
         Examples learned (fewer if a prediction stopped being finite).
     """
     X, data, indices, indptr, is_sparse, order, y, sample_weight = chunk
-    weights, gradient_sum, squared_sum = state
-    adaptive, dual, loss_code, epsilon, eta0, power_t, delta, fit_intercept, t_start = params
+    weights, gradient_sum, squared_sum, scale, norm = state
+    (adaptive, dual, normalized, loss_code, epsilon, eta0, power_t, delta, fit_intercept,
+     t_start) = params
     n_weights = weights.shape[0]
     x = np.empty(n_weights if not is_sparse else 0)
     start = stop = 0
     for i in range(order.shape[0]):
         row = order[i]
+        t = t_start + i + 1
         # No regularizer: a coordinate with x_j = 0 has a zero gradient, so
         # neither it nor AdaGrad's sums move and a CSR row costs O(nnz).
         if is_sparse:
             start, stop = indptr[row], indptr[row + 1]
+            if normalized:
+                for p in range(start, stop):
+                    norm[0] += normalize_coordinate(indices[p], data[p], weights, scale)
+                if fit_intercept:
+                    norm[0] += normalize_coordinate(n_weights - 1, 1.0, weights, scale)
             prediction = 0.0
             for p in range(start, stop):
                 prediction += weights[indices[p]] * data[p]
@@ -54,39 +66,69 @@ def first_order_partial_fit(chunk, state, params, decisions):
                 prediction += weights[n_weights - 1]
         else:
             load_example(row, X, data, indices, indptr, is_sparse, fit_intercept, x)
+            if normalized:
+                for j in range(n_weights):
+                    if x[j] != 0.0:
+                        norm[0] += normalize_coordinate(j, x[j], weights, scale)
             prediction = dot(weights, x)
         if not np.isfinite(prediction):
             return i
         decisions[i] = prediction
         slope = sample_weight[i] * loss_derivative(loss_code, prediction, y[i], epsilon)
-        step = 0.0 if adaptive else eta0 * (t_start + i + 1) ** (-power_t)  # OGD's step
+        step = 0.0  # OGD's step
+        if not adaptive:
+            step = eta0 * t ** (-power_t)
+            if normalized:
+                step *= t / norm[0] if norm[0] > 0.0 else 0.0
         if is_sparse:
             for p in range(start, stop):
                 update_coordinate(indices[p], slope * data[p], weights, gradient_sum,
-                                  squared_sum, adaptive, dual, eta0, delta, step)
+                                  squared_sum, scale, adaptive, dual, normalized, eta0, delta,
+                                  step)
             if fit_intercept:
                 update_coordinate(n_weights - 1, slope, weights, gradient_sum, squared_sum,
-                                  adaptive, dual, eta0, delta, step)
-        elif not adaptive:
+                                  scale, adaptive, dual, normalized, eta0, delta, step)
+        elif not adaptive and not normalized:
             axpy(-step * slope, x, weights)
         else:
             for j in range(n_weights):
-                update_coordinate(j, slope * x[j], weights, gradient_sum, squared_sum,
-                                  adaptive, dual, eta0, delta, step)
+                if x[j] != 0.0:
+                    update_coordinate(j, slope * x[j], weights, gradient_sum, squared_sum,
+                                      scale, adaptive, dual, normalized, eta0, delta, step)
     return order.shape[0]
 
 
 @jit
-def update_coordinate(j, gradient, weights, gradient_sum, squared_sum, adaptive, dual, eta0,
-                      delta, step):
+def normalize_coordinate(j, value, weights, scale):
+    """NG's scale update of a feature seen with ``value != 0``; returns its
+    share ``(value / s_j)^2`` of ``N`` (0 for a stored zero of a CSR row)."""
+    magnitude = abs(value)
+    if magnitude == 0.0:
+        return 0.0
+    if magnitude > scale[j]:
+        if scale[j] > 0.0:
+            ratio = scale[j] / magnitude
+            weights[j] *= ratio * ratio
+        scale[j] = magnitude
+    return (value / scale[j]) ** 2
+
+
+@jit
+def update_coordinate(j, gradient, weights, gradient_sum, squared_sum, scale, adaptive, dual,
+                      normalized, eta0, delta, step):
     """Coordinate ``j`` of one OGD (step ``step``) or diagonal AdaGrad update."""
+    if gradient == 0.0:
+        return  # nothing moves (a stored zero of a CSR row has no NG scale yet)
     if not adaptive:
-        weights[j] -= step * gradient
+        if normalized:
+            weights[j] -= step * gradient / (scale[j] * scale[j])
+        else:
+            weights[j] -= step * gradient
         return
     squared_sum[j] += gradient * gradient
-    scale = eta0 / (delta + np.sqrt(squared_sum[j]))
+    rate = eta0 / (delta + np.sqrt(squared_sum[j]))
     if dual:
         gradient_sum[j] += gradient
-        weights[j] = -scale * gradient_sum[j]
+        weights[j] = -rate * gradient_sum[j]
     else:
-        weights[j] -= scale * gradient
+        weights[j] -= rate * gradient

@@ -48,6 +48,7 @@ class BaseUpdateRule(BaseEstimator):
     and driven by the estimators:
 
     * class attributes ``_default_sketch`` (what ``sketch="auto"`` means),
+      ``_default_loss`` (what a classifier's ``loss="auto"`` means),
       ``_sketch_use`` (``"required"``, ``"optional"`` or ``"none"``),
       ``_classification_only`` and ``_joint_multiclass`` (one model for all
       classes instead of one-vs-rest);
@@ -60,6 +61,7 @@ class BaseUpdateRule(BaseEstimator):
     """
 
     _default_sketch = None
+    _default_loss = "squared_hinge"  # a classifier's loss='auto'
     _sketch_use = "none"
     _classification_only = False
     _joint_multiclass = False

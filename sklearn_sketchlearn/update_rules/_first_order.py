@@ -14,15 +14,20 @@ class _FirstOrderRule(BaseUpdateRule):
 
     _sketch_use = "none"
 
+    _normalized = False
+
     def _allocate(self, sketch, n_features, loss, random_state, n_outputs):
         return {
             "weights": np.zeros(n_features),
             "gradient_sum": np.zeros(n_features),
             "squared_sum": np.zeros(n_features),
+            "scale": np.zeros(n_features if self._normalized else 0),  # NG's s_j
+            "norm": np.zeros(1),  # NG's N
         }
 
     def _partial_fit(self, chunk, state, sketch, loss, settings, decisions):
-        arrays = (state["weights"], state["gradient_sum"], state["squared_sum"])
+        arrays = (state["weights"], state["gradient_sum"], state["squared_sum"],
+                  state["scale"], state["norm"])
         params = self._kernel_params(loss, settings)
         return first_order_partial_fit(chunk, arrays, params, decisions)
 
@@ -31,14 +36,23 @@ class OnlineGradientDescent(_FirstOrderRule):
     """Online gradient descent with step ``eta_t = eta0 / t^power_t``.
 
     ``beta_{t+1} = beta_t - eta_t g_t``; ``power_t=0.5`` is the ``eta / sqrt(t)``
-    baseline of the SON, RFD and ADA-FD papers (Zinkevich, 2003).
+    baseline of the SON, RFD and ADA-FD papers (Zinkevich, 2003). With
+    ``normalized=True`` (the default) the steps are those of NG (Ross, Mineiro
+    & Langford, 2013), which do not depend on the units of any feature: with
+    ``s_j`` the largest ``|x_j|`` seen so far (a weight is multiplied by
+    ``(s_j / s'_j)^2`` when its scale grows to ``s'_j``) and ``N_t = sum_{s<=t}
+    sum_j (x_sj / s_j)^2``, ``beta_j <- beta_j - eta_t (t / N_t) g_j / s_j^2``.
 
     Parameters
     ----------
-    eta0 : float, default=0.1
-        Initial step size. Values must be in the range `(0.0, inf)`.
+    eta0 : float, default=1.0
+        Initial step size (with ``normalized=False``, in the units of the
+        weights: the papers' OGD needs it searched). Values must be in the
+        range `(0.0, inf)`.
     power_t : float, default=0.5
         Decay exponent of the step. Values must be in the range `[0.0, inf)`.
+    normalized : bool, default=True
+        Whether to take NG's normalized steps; False is the papers' OGD.
 
     See Also
     --------
@@ -64,14 +78,20 @@ class OnlineGradientDescent(_FirstOrderRule):
     _parameter_constraints: dict = {
         "eta0": [Interval(Real, 0.0, None, closed="neither")],
         "power_t": [Interval(Real, 0.0, None, closed="left")],
+        "normalized": ["boolean"],
     }
 
-    def __init__(self, eta0=0.1, *, power_t=0.5):
+    def __init__(self, eta0=1.0, *, power_t=0.5, normalized=True):
         self.eta0 = eta0
         self.power_t = power_t
+        self.normalized = normalized
+
+    @property
+    def _normalized(self):
+        return bool(self.normalized)
 
     def _kernel_params(self, loss, settings):
-        return (False, False, loss.code, settings.epsilon, float(self.eta0),
+        return (False, False, self._normalized, loss.code, settings.epsilon, float(self.eta0),
                 float(self.power_t), 1.0, settings.fit_intercept, settings.t_start)
 
 
@@ -127,5 +147,6 @@ class DiagonalAdaGrad(_FirstOrderRule):
         self.form = form
 
     def _kernel_params(self, loss, settings):
-        return (True, self.form == "dual", loss.code, settings.epsilon, float(self.eta0),
-                0.0, float(self.delta), settings.fit_intercept, settings.t_start)
+        return (True, self.form == "dual", False, loss.code, settings.epsilon,
+                float(self.eta0), 0.0, float(self.delta), settings.fit_intercept,
+                settings.t_start)

@@ -97,6 +97,7 @@ class SDROGD(BaseUpdateRule):
     _sketch_use = "optional"
     _classification_only = True
     _joint_multiclass = True
+    _default_loss = "hinge"
 
     def __init__(
         self, alpha=0.125, *, within_class_weight=0.5, batch_size=60, learning_rate="inverse_t",

@@ -197,19 +197,33 @@ def ada_fd(X, y, sample_weight, sketch, *, loss, eta, delta, dual, step_before_s
 
 
 def first_order(X, y, sample_weight, *, loss, adaptive, eta0, power_t=0.5, delta=1e-6,
-                dual=False, fit_intercept=True, epsilon=0.1):
-    """OGD (``eta0 / t^power_t``) or diagonal AdaGrad, one example at a time."""
+                dual=False, fit_intercept=True, epsilon=0.1, normalized=False):
+    """OGD (``eta0 / t^power_t``; NG's normalized steps if ``normalized``) or
+    diagonal AdaGrad, one example at a time."""
     loss = LOSSES[loss]
     n, d = X.shape
     D = d + fit_intercept
     beta, gradient_sum, squared_sum = np.zeros(D), np.zeros(D), np.zeros(D)
+    scale, N = np.zeros(D), 0.0
     predictions = np.empty(n)
     for t in range(n):
         x = np.append(X[t], 1.0) if fit_intercept else X[t].copy()
+        if normalized:  # NG (Ross, Mineiro & Langford, 2013), lines 5-7
+            grown = np.abs(x) > scale
+            moved = grown & (scale > 0)
+            beta[moved] *= (scale[moved] / np.abs(x[moved])) ** 2
+            scale[grown] = np.abs(x[grown])
+            seen = scale > 0
+            N += np.sum((x[seen] / scale[seen]) ** 2)
         predictions[t] = beta @ x
         g = sample_weight[t] * loss.derivative(predictions[t], y[t], epsilon) * x
         if not adaptive:
-            beta = beta - eta0 * (t + 1) ** (-power_t) * g
+            step = eta0 * (t + 1) ** (-power_t)
+            if normalized:
+                seen = scale > 0
+                beta[seen] -= step * (t + 1) / N * g[seen] / scale[seen] ** 2
+            else:
+                beta = beta - step * g
             continue
         squared_sum += g**2
         gradient_sum += g

@@ -166,7 +166,8 @@ def test_ada_fd(data, sketch, form):
 
 @pytest.mark.parametrize(
     "rule, adaptive, dual",
-    [(OnlineGradientDescent(eta0=0.2, power_t=0.6), False, False),
+    [(OnlineGradientDescent(eta0=0.2, power_t=0.6, normalized=False), False, False),
+     (OnlineGradientDescent(eta0=0.2, power_t=0.6), False, False),
      (DiagonalAdaGrad(eta0=0.3, delta=0.1), True, False),
      (DiagonalAdaGrad(eta0=0.3, delta=0.1, form="dual"), True, True)],
 )
@@ -177,7 +178,7 @@ def test_first_order(data, rule, adaptive, dual, sparse):
     expected, predictions = first_order(
         X, np.where(labels == 1, 1.0, -1.0), weights, loss="log_loss", adaptive=adaptive,
         eta0=rule.eta0, power_t=getattr(rule, "power_t", 0.5), delta=getattr(rule, "delta", 1.0),
-        dual=dual,
+        dual=dual, normalized=getattr(rule, "normalized", False),
     )
     check_against(model, X, labels, weights, expected, predictions, LOSSES["log_loss"], sparse)
 
