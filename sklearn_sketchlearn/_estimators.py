@@ -21,6 +21,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
     _check_sample_weight,
+    check_array,
     check_is_fitted,
     check_X_y,
     validate_data,
@@ -252,7 +253,13 @@ class _BaseSketchedOnline(BaseEstimator):
     def _class_weight(self, classes, y):
         if self.class_weight is None:
             return np.ones(classes.size)
-        return compute_class_weight(self.class_weight, classes=classes, y=y)
+        weights = compute_class_weight(self.class_weight, classes=classes, y=y)
+        if not (np.isfinite(weights).all() and (weights >= 0).all()):
+            raise ValueError(
+                "class_weight must map classes to finite non-negative weights; got "
+                f"{self.class_weight!r}."
+            )
+        return weights
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -479,6 +486,8 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
                 "class frequency distributions. Pass the resulting weights as the "
                 "class_weight parameter."
             )
+        if classes is not None:  # refuses NaN and inf, as SGDClassifier does
+            check_array(classes, ensure_2d=False, dtype=None, input_name="classes")
         unique_classes = None if classes is None else np.unique(classes)
         if not first_call and unique_classes is not None and not np.array_equal(
             unique_classes, self.classes_
