@@ -29,7 +29,7 @@ from sklearn.utils.validation import (
 
 from ._validation import CHUNK_CHECKS, plain_chunk, record_features, row_arrays
 from .losses import CLASSIFICATION_LOSSES, LOSSES, REGRESSION_LOSSES, multiclass_hinge
-from .sketches import SKETCHES, BaseSketch
+from .sketches import SKETCHES, BaseSketch, OjaSketch
 from .update_rules import UPDATE_RULES, BaseUpdateRule
 from .update_rules._base import ChunkSettings
 
@@ -58,11 +58,15 @@ class _BaseSketchedOnline(BaseEstimator):
 
     # -- strategies ---------------------------------------------------------
 
-    def _strategies(self):
+    def _strategies(self, n_weights):
         """Fitted copies of the update rule and sketch, and the loss spec.
 
         The user's objects are cloned, never mutated. Raises for pairings that
-        make no sense, before any state exists.
+        make no sense, before any state exists. ``n_weights`` is the number of
+        weights of a problem (features and intercept): an Oja sketch keeps
+        orthonormal directions, at most one per weight, so a larger
+        ``sketch_size`` is clipped to it in the fitted copy (whose directions
+        then span the whole space: all that a larger sketch could hold).
         """
         if isinstance(self.update_rule, str):
             rule = UPDATE_RULES[self.update_rule]()
@@ -78,6 +82,8 @@ class _BaseSketchedOnline(BaseEstimator):
             sketch = clone(spec)
         if sketch is not None:
             sketch._validate_params()
+        if isinstance(sketch, OjaSketch) and sketch.sketch_size > n_weights:
+            sketch.set_params(sketch_size=n_weights)
         loss = LOSSES[self.loss]
         rule._prepare(sketch, loss, is_classifier(self))
         return rule, sketch, loss
@@ -336,7 +342,9 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
     update_rule_ : update rule
         The fitted copy of the update rule.
     sketch_ : sketch or None
-        The fitted copy of the sketch spec.
+        The fitted copy of the sketch spec. An Oja sketch keeps at most one
+        direction per weight (features and intercept): a larger
+        ``sketch_size`` is clipped to that number here.
     t_ : int
         Number of examples learned, plus one (as in SGDClassifier).
     n_iter_ : int
@@ -440,7 +448,7 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         self._check_labels(y_checked, classes)
         class_weight = self._class_weight(classes, y_checked)
         sample_weight = self._check_sample_weight(sample_weight, X_checked)
-        rule, sketch, loss = self._strategies()
+        rule, sketch, loss = self._strategies(X_checked.shape[1] + self.fit_intercept)
         random_state = check_random_state(self.random_state)
         if continuing:
             self._check_warm_start(X_checked.shape[1], rule, sketch)
@@ -506,7 +514,7 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         class_weight = self._class_weight(all_classes, y_checked)
         sample_weight = self._check_sample_weight(sample_weight, X_checked)
         if first_call:
-            rule, sketch, loss = self._strategies()
+            rule, sketch, loss = self._strategies(X_checked.shape[1] + self.fit_intercept)
             self.classes_ = all_classes
             self._start(X, X_checked.shape[1], rule, sketch, loss,
                         *self._problems(all_classes, rule), check_random_state(self.random_state))
@@ -679,7 +687,9 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
     update_rule_ : update rule
         The fitted copy of the update rule.
     sketch_ : sketch or None
-        The fitted copy of the sketch spec.
+        The fitted copy of the sketch spec. An Oja sketch keeps at most one
+        direction per weight (features and intercept): a larger
+        ``sketch_size`` is clipped to that number here.
     t_ : int
         Number of examples learned, plus one.
     n_iter_ : int
@@ -765,7 +775,7 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
         continuing = self.warm_start and hasattr(self, "_state")
         X_checked, y_checked = self._validate_Xy(X, y, first_call=not continuing, y_numeric=True)
         sample_weight = self._check_sample_weight(sample_weight, X_checked)
-        rule, sketch, loss = self._strategies()
+        rule, sketch, loss = self._strategies(X_checked.shape[1] + self.fit_intercept)
         random_state = check_random_state(self.random_state)
         if continuing:
             self._check_warm_start(X_checked.shape[1], rule, sketch)
@@ -798,7 +808,7 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
         X_checked, y_checked = self._validate_Xy(X, y, first_call=first_call, y_numeric=True)
         sample_weight = self._check_sample_weight(sample_weight, X_checked)
         if first_call:
-            rule, sketch, loss = self._strategies()
+            rule, sketch, loss = self._strategies(X_checked.shape[1] + self.fit_intercept)
             self._start(X, X_checked.shape[1], rule, sketch, loss, 1, 1,
                         check_random_state(self.random_state))
         self._learn(X_checked, np.asarray(y_checked, dtype=np.float64), sample_weight, None,

@@ -5,12 +5,14 @@ import pickle
 
 import numpy as np
 import pytest
-from sklearn.datasets import make_classification
+from sklearn.base import clone
+from sklearn.datasets import load_iris, make_classification
 from sklearn.exceptions import NotFittedError
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.validation import check_is_fitted
 
-from sklearn_sketchlearn import SketchedOnlineClassifier
+from sklearn_sketchlearn import SketchedOnlineClassifier, SketchedOnlineRegressor
+from sklearn_sketchlearn.sketches import SKETCHES, OjaSketch
 
 
 @pytest.fixture(scope="module")
@@ -79,3 +81,37 @@ def test_class_weights_must_be_finite_and_non_negative(stream, method, weight):
         getattr(model, method)(X[50:], y[50:])
     model.set_params(class_weight=None)
     assert pickle.dumps(model) == before
+
+
+# -- sketches larger than the data ---------------------------------------------
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+@pytest.mark.parametrize("sketch", list(SKETCHES))
+@pytest.mark.parametrize("rule", ["son", "ada_fd", "sdrogd"])
+def test_every_sketch_larger_than_the_data_learns_iris(rule, sketch, fit_intercept):
+    # iris has 4 features; sketch_size is 10 by default
+    X, y = load_iris(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    loss = "hinge" if rule == "sdrogd" else "squared_hinge"
+    model = SketchedOnlineClassifier(rule, sketch=sketch, loss=loss, fit_intercept=fit_intercept,
+                                     random_state=0)
+    assert model.fit(X, y).score(X, y) > 0.7
+    assert np.isfinite(model.coef_).all()
+    if sketch == "oja":  # one orthonormal direction per weight, at most
+        assert model.sketch_.sketch_size == 4 + fit_intercept
+        assert model.get_params()["sketch"] == "oja"
+
+
+def test_a_clipped_oja_sketch_streams_and_continues(stream):
+    X, _ = stream
+    y = X @ np.linspace(-1, 1, X.shape[1])
+    sketch = OjaSketch(sketch_size=50, random_state=0)
+    streamed = SketchedOnlineRegressor("son", sketch=sketch)
+    for begin in range(0, 150, 50):
+        streamed.partial_fit(X[begin:begin + 50], y[begin:begin + 50])
+    assert streamed.sketch_.sketch_size == 9 and sketch.sketch_size == 50
+    once = SketchedOnlineRegressor("son", sketch=sketch, max_iter=1, shuffle=False).fit(X, y)
+    np.testing.assert_allclose(streamed.coef_, once.coef_, rtol=1e-12)
+    warm = clone(once).set_params(warm_start=True).fit(X, y).fit(X, y)  # the clip is no change
+    assert warm.t_ == 2 * X.shape[0] + 1
