@@ -7,7 +7,7 @@ compiled call per chunk and binary problem, made by the update rule.
 """
 
 import time
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from numbers import Integral, Real
 
 import numpy as np
@@ -148,17 +148,91 @@ class _BaseSketchedOnline(BaseEstimator):
             "on them; call fit to start over (or set them back)."
         )
 
+    @contextmanager
+    def _all_or_nothing(self, continuing):
+        """Leave the estimator exactly as it was if the call raises.
+
+        Every attribute is reassigned, never modified in place, except the
+        state arrays that the kernels update: those are copied when the call
+        continues them (``continuing``). Measured on 100-example
+        ``partial_fit`` calls, the copy costs about 1% of SON's at d = 1,000
+        and m = 20, and 15-20% of OGD's on CSR input with d = 100,000 (an
+        O(d) copy beside O(non-zeros) learning).
+        """
+        saved = dict(self.__dict__)
+        if continuing:
+            saved["_state"] = {key: value.copy() for key, value in self._state.items()}
+        try:
+            yield
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(saved)
+            raise
+
     # -- learning -----------------------------------------------------------
 
+    # Predictions beyond this multiple of the targets' scale are a divergence;
+    # the scale is 1 for the +-1 targets of a classifier's problems and
+    # 1 + max |y| seen for a regressor, so the test does not depend on the units
+    # of y. No loss here pushes a prediction far past that scale (the squared
+    # losses pull it back, the hinge stops at margin 1, the log loss's gradient
+    # decays exponentially beyond it), so a prediction 1e12 times larger comes
+    # from steps that overshoot (step * curvature > 2) and grow geometrically;
+    # running on to the overflow near 1e308 would only commit a meaningless
+    # model. A working learner reaches it only on features of ~1e6 and more
+    # (one margin-loss step moves a prediction by step * |x|^2), which the
+    # error asks to scale.
+    _DIVERGENCE_RATIO = 1e12
+
     def _learn_problem(self, k, chunk, loss, settings, decisions):
-        """Run problem ``k``'s kernel over one block; returns the examples learned."""
+        """Run problem ``k``'s kernel over one block.
+
+        Returns ``(n_learned, error)``: the examples learned, and the message of
+        an eigensolver's failure (None if none), so that every thread finishes
+        before the caller raises and restores the state.
+        """
         state = {key: value[k] for key, value in self._state.items()}
         rows = decisions if self.update_rule_._joint_multiclass else decisions[k]
         try:
             return self.update_rule_._partial_fit(chunk, state, self.sketch_, loss, settings,
-                                                  rows)
-        except np.linalg.LinAlgError:  # an eigensolver met the overflow
-            return -1
+                                                  rows), None
+        except np.linalg.LinAlgError as error:  # an eigensolver met an overflow
+            return 0, str(error)
+
+    def _check_block(self, outcomes, n_examples, decisions, limit, epoch):
+        """Raise if a block diverged: a kernel stopped at a non-finite prediction
+        or an eigensolver failed, a prediction is not finite or beyond ``limit``,
+        or a state array holds a non-finite value (a divergence can start in the
+        sketch or the preconditioner before it reaches a prediction)."""
+        cause = None
+        for n_learned, error in outcomes:
+            if error is not None:
+                cause = f"an eigensolver failed ({error})"
+            elif n_learned < n_examples:
+                cause = "a prediction was not finite"
+        if cause is None:
+            largest = np.abs(decisions).max()
+            if not np.isfinite(largest):
+                cause = "a prediction was not finite"
+            elif largest > limit:
+                cause = (f"a prediction reached {largest:.3g}, over {self._DIVERGENCE_RATIO:g} "
+                         "times the scale of the targets")
+        if cause is None:
+            for key, value in self._state.items():
+                if value.dtype.kind == "f" and not np.isfinite(value).all():
+                    cause = f"its state ({key!r}) is no longer finite"
+                    break
+        if cause is not None:
+            raise ValueError(
+                f"{type(self.update_rule_).__name__} diverged during pass {epoch + 1}: "
+                f"{cause}. The model is left as it was before this call. Scaling the input "
+                "data (StandardScaler), a smaller step (eta0) or a larger ridge (alpha, "
+                "delta) might help."
+            )
+
+    def _prediction_limit(self, y):
+        """The largest prediction that is not a divergence, given the call's targets."""
+        return self._DIVERGENCE_RATIO
 
     def _learn(self, X, y, sample_weight, class_weight, *, n_epochs, rng):
         """Run ``n_epochs`` passes over a validated chunk (shuffled when ``rng``).
@@ -167,9 +241,10 @@ class _BaseSketchedOnline(BaseEstimator):
         ``_BLOCK_SIZE``, whose labels, targets, weights and predictions are the
         only arrays allocated, so a pass's memory does not grow with its length
         (but for the permutation of a shuffled pass). ``sample_weight`` None
-        means ones.
+        means ones. Every block is checked for divergence (:meth:`_check_block`).
         """
         loss = LOSSES[self.loss]
+        limit = self._prediction_limit(y)
         arrays = row_arrays(X)[:5]
         n_samples = X.shape[0]
         n_problems = self._state["weights"].shape[0]
@@ -197,16 +272,10 @@ class _BaseSketchedOnline(BaseEstimator):
                     jobs = [(k, (*arrays, order, targets[k], weights[k]), loss, settings,
                              decisions) for k in range(n_problems)]
                     if threads:
-                        learned = parallel(delayed(self._learn_problem)(*job) for job in jobs)
+                        outcomes = parallel(delayed(self._learn_problem)(*job) for job in jobs)
                     else:
-                        learned = [self._learn_problem(*job) for job in jobs]
-                    if min(learned) < order.size:
-                        raise ValueError(
-                            f"Floating-point overflow in {type(self.update_rule_).__name__} "
-                            f"during pass {epoch + 1}: its predictions are no longer finite. "
-                            "Scaling the input data (StandardScaler), a smaller step or a "
-                            "larger ridge might help."
-                        )
+                        outcomes = [self._learn_problem(*job) for job in jobs]
+                    self._check_block(outcomes, order.size, decisions, limit, epoch)
                     self.t_ += order.size
                     sums += self._progress_terms(decisions, block_labels, block_weights)
                 epoch_loss = self._record_progress(sums)
@@ -227,7 +296,7 @@ class _BaseSketchedOnline(BaseEstimator):
 
     def _record_progress(self, sums):
         """Add a pass's progressive sums to the counters; return its mean loss."""
-        self._progressive_sums += sums
+        self._progressive_sums = self._progressive_sums + sums  # never in place
         self.progressive_loss_ = self._progressive_sums[1] / self._progressive_sums[0]
         return sums[1] / sums[0]
 
@@ -465,23 +534,26 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
             The fitted classifier.
         """
         continuing = self.warm_start and hasattr(self, "_state")
-        X_checked, y_checked = self._validate_Xy(X, y, first_call=not continuing, y_numeric=False)
-        check_classification_targets(y_checked)
-        classes = self.classes_ if continuing else np.unique(y_checked)
-        self._check_labels(y_checked, classes)
-        class_weight = self._class_weight(classes, y_checked)
-        sample_weight = self._check_sample_weight(sample_weight, X_checked)
-        random_state = check_random_state(self.random_state)
-        if continuing:
-            self._check_continues(warm_start=True)
-        else:
-            rule, sketch, loss = self._strategies(X_checked.shape[1] + self.fit_intercept)
-            self.classes_ = classes
-            self._start(X, X_checked.shape[1], rule, sketch, loss,
-                        *self._problems(classes, rule), random_state)
-        rng = random_state if self.shuffle else None
-        self._learn(X_checked, y_checked, sample_weight, class_weight, n_epochs=self.max_iter,
-                    rng=rng)
+        with self._all_or_nothing(continuing):
+            X_checked, y_checked = self._validate_Xy(X, y, first_call=not continuing,
+                                                     y_numeric=False)
+            check_classification_targets(y_checked)
+            classes = self.classes_ if continuing else np.unique(y_checked)
+            self._check_labels(y_checked, classes)
+            class_weight = self._class_weight(classes, y_checked)
+            sample_weight = self._check_sample_weight(sample_weight, X_checked)
+            random_state = check_random_state(self.random_state)
+            n_features = X_checked.shape[1]
+            if continuing:
+                self._check_continues(warm_start=True)
+            else:
+                rule, sketch, loss = self._strategies(n_features + self.fit_intercept)
+                self.classes_ = classes
+                self._start(X, n_features, rule, sketch, loss, *self._problems(classes, rule),
+                            random_state)
+            rng = random_state if self.shuffle else None
+            self._learn(X_checked, y_checked, sample_weight, class_weight,
+                        n_epochs=self.max_iter, rng=rng)
         return self
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -506,6 +578,11 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
             The updated classifier.
         """
         first_call = not hasattr(self, "_state")
+        with self._all_or_nothing(not first_call):
+            self._partial_fit(X, y, classes, sample_weight, first_call)
+        return self
+
+    def _partial_fit(self, X, y, classes, sample_weight, first_call):
         if first_call and classes is None:
             raise ValueError("classes must be passed on the first call to partial_fit.")
         if self.class_weight == "balanced":
@@ -536,15 +613,15 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         self._check_labels(y_checked, all_classes)
         class_weight = self._class_weight(all_classes, y_checked)
         sample_weight = self._check_sample_weight(sample_weight, X_checked)
+        n_features = X_checked.shape[1]
         if first_call:
-            rule, sketch, loss = self._strategies(X_checked.shape[1] + self.fit_intercept)
+            rule, sketch, loss = self._strategies(n_features + self.fit_intercept)
             self.classes_ = all_classes
-            self._start(X, X_checked.shape[1], rule, sketch, loss,
-                        *self._problems(all_classes, rule), check_random_state(self.random_state))
+            self._start(X, n_features, rule, sketch, loss, *self._problems(all_classes, rule),
+                        check_random_state(self.random_state))
         else:
             self._check_continues(warm_start=False)
         self._learn(X_checked, y_checked, sample_weight, class_weight, n_epochs=1, rng=None)
-        return self
 
     @staticmethod
     def _problems(classes, rule):
@@ -798,17 +875,20 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
             The fitted regressor.
         """
         continuing = self.warm_start and hasattr(self, "_state")
-        X_checked, y_checked = self._validate_Xy(X, y, first_call=not continuing, y_numeric=True)
-        sample_weight = self._check_sample_weight(sample_weight, X_checked)
-        random_state = check_random_state(self.random_state)
-        if continuing:
-            self._check_continues(warm_start=True)
-        else:
-            rule, sketch, loss = self._strategies(X_checked.shape[1] + self.fit_intercept)
-            self._start(X, X_checked.shape[1], rule, sketch, loss, 1, 1, random_state)
-        rng = random_state if self.shuffle else None
-        self._learn(X_checked, np.asarray(y_checked, dtype=np.float64), sample_weight, None,
-                    n_epochs=self.max_iter, rng=rng)
+        with self._all_or_nothing(continuing):
+            X_checked, y_checked = self._validate_Xy(X, y, first_call=not continuing,
+                                                     y_numeric=True)
+            sample_weight = self._check_sample_weight(sample_weight, X_checked)
+            random_state = check_random_state(self.random_state)
+            n_features = X_checked.shape[1]
+            if continuing:
+                self._check_continues(warm_start=True)
+            else:
+                rule, sketch, loss = self._strategies(n_features + self.fit_intercept)
+                self._start(X, n_features, rule, sketch, loss, 1, 1, random_state)
+            rng = random_state if self.shuffle else None
+            self._learn(X_checked, np.asarray(y_checked, dtype=np.float64), sample_weight, None,
+                        n_epochs=self.max_iter, rng=rng)
         return self
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -830,17 +910,28 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
             The updated regressor.
         """
         first_call = not hasattr(self, "_state")
-        X_checked, y_checked = self._validate_Xy(X, y, first_call=first_call, y_numeric=True)
-        sample_weight = self._check_sample_weight(sample_weight, X_checked)
-        if first_call:
-            rule, sketch, loss = self._strategies(X_checked.shape[1] + self.fit_intercept)
-            self._start(X, X_checked.shape[1], rule, sketch, loss, 1, 1,
-                        check_random_state(self.random_state))
-        else:
-            self._check_continues(warm_start=False)
-        self._learn(X_checked, np.asarray(y_checked, dtype=np.float64), sample_weight, None,
-                    n_epochs=1, rng=None)
+        with self._all_or_nothing(not first_call):
+            X_checked, y_checked = self._validate_Xy(X, y, first_call=first_call,
+                                                     y_numeric=True)
+            sample_weight = self._check_sample_weight(sample_weight, X_checked)
+            n_features = X_checked.shape[1]
+            if first_call:
+                rule, sketch, loss = self._strategies(n_features + self.fit_intercept)
+                self._start(X, n_features, rule, sketch, loss, 1, 1,
+                            check_random_state(self.random_state))
+            else:
+                self._check_continues(warm_start=False)
+            self._learn(X_checked, np.asarray(y_checked, dtype=np.float64), sample_weight, None,
+                        n_epochs=1, rng=None)
         return self
+
+    def _start(self, *args):
+        super()._start(*args)
+        self._max_abs_target = 0.0
+
+    def _prediction_limit(self, y):
+        self._max_abs_target = max(self._max_abs_target, float(np.abs(y).max()))
+        return self._DIVERGENCE_RATIO * (1.0 + self._max_abs_target)
 
     def _block_labels(self, y):
         return y

@@ -5,6 +5,7 @@ import pickle
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.datasets import load_iris, make_classification
 from sklearn.exceptions import NotFittedError
@@ -13,6 +14,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from sklearn_sketchlearn import SketchedOnlineClassifier, SketchedOnlineRegressor
 from sklearn_sketchlearn.sketches import SKETCHES, OjaSketch
+from sklearn_sketchlearn.update_rules import AdaFD, OnlineGradientDescent, SketchedOnlineNewton
 
 
 @pytest.fixture(scope="module")
@@ -115,3 +117,159 @@ def test_a_clipped_oja_sketch_streams_and_continues(stream):
     np.testing.assert_allclose(streamed.coef_, once.coef_, rtol=1e-12)
     warm = clone(once).set_params(warm_start=True).fit(X, y).fit(X, y)  # the clip is no change
     assert warm.t_ == 2 * X.shape[0] + 1
+
+
+# -- divergence ---------------------------------------------------------------
+
+
+def blow_up(X, first_row=20, scale=1e160):
+    """``X`` with its rows from ``first_row`` on scaled until learning overflows."""
+    X = X.copy()
+    X[first_row:] *= scale
+    return X
+
+
+# Rules that learn the normal rows and overflow on the scaled ones.
+DIVERGING = {
+    "son-none": lambda: SketchedOnlineNewton(alpha=1e-2),
+    "ada_fd": lambda: AdaFD(),
+}
+
+
+def make_learner(kind, rule_name, **params):
+    rule = DIVERGING[rule_name]()
+    sketch = None if rule_name == "son-none" else "fast_fd"
+    if kind == "regressor":
+        if rule_name == "son-none":
+            rule.set_params(alpha=10.0)  # stable on the normal rows, unlike 1e-2
+        return SketchedOnlineRegressor(rule, sketch=sketch, random_state=0, **params)
+    return SketchedOnlineClassifier(rule, sketch=sketch, random_state=0, **params)
+
+
+def targets(kind, X, y):
+    if kind == "binary":
+        return (y > 0).astype(int)
+    if kind == "regressor":
+        return X @ np.linspace(-1, 1, X.shape[1])
+    return y
+
+
+def fit_args(kind, y):
+    return {} if kind == "regressor" else {"classes": np.unique(y)}
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+@pytest.mark.parametrize("kind", ["binary", "one-vs-rest", "regressor"])
+@pytest.mark.parametrize("rule_name", list(DIVERGING))
+def test_a_chunk_that_diverges_midway_changes_nothing(stream, rule_name, kind, sparse):
+    X, y = stream
+    y = targets(kind, X, y)
+    as_input = sp.csr_matrix if sparse else np.asarray
+    model = make_learner(kind, rule_name, n_jobs=2)
+    model.partial_fit(as_input(X[:50]), y[:50], **fit_args(kind, y))
+    before = pickle.dumps(model)
+    with pytest.raises(ValueError, match="diverged during pass 1.*Scaling the input data"):
+        model.partial_fit(as_input(blow_up(X[50:])), y[50:])
+    assert pickle.dumps(model) == before
+    # and the model goes on as if the chunk had never been offered
+    untouched = make_learner(kind, rule_name, n_jobs=2)
+    untouched.partial_fit(as_input(X[:50]), y[:50], **fit_args(kind, y))
+    model.partial_fit(as_input(X[50:]), y[50:])
+    untouched.partial_fit(as_input(X[50:]), y[50:])
+    np.testing.assert_array_equal(model.coef_, untouched.coef_)
+    assert model.t_ == untouched.t_ == X.shape[0] + 1
+    assert model.progressive_loss_ == untouched.progressive_loss_
+
+
+def test_a_divergence_in_a_later_block_undoes_the_earlier_blocks(stream, monkeypatch):
+    # the blocks before the divergence advanced t_ and the progressive counters
+    X, y = stream
+    monkeypatch.setattr(SketchedOnlineClassifier, "_BLOCK_SIZE", 7)
+    model = make_learner("one-vs-rest", "son-none")
+    model.partial_fit(X[:50], y[:50], classes=[0, 1, 2])
+    before = pickle.dumps(model)
+    with pytest.raises(ValueError, match="diverged"):
+        model.partial_fit(blow_up(X[50:], first_row=30), y[50:])
+    assert pickle.dumps(model) == before
+
+
+@pytest.mark.parametrize("kind", ["binary", "one-vs-rest", "regressor"])
+def test_a_first_call_that_diverges_leaves_the_model_unfitted(stream, kind):
+    X, y = stream
+    y = targets(kind, X, y)
+    model = make_learner(kind, "ada_fd")
+    fresh = pickle.dumps(model)
+    with pytest.raises(ValueError, match="diverged"):
+        model.partial_fit(blow_up(X, first_row=5), y, **fit_args(kind, y))
+    with pytest.raises(NotFittedError):
+        check_is_fitted(model)
+    assert pickle.dumps(model) == fresh
+    with pytest.raises(ValueError, match="diverged"):
+        model.fit(blow_up(X, first_row=5), y)
+    assert pickle.dumps(model) == fresh
+
+
+def test_a_failed_fit_keeps_the_previous_model(stream):
+    X, y = stream
+    model = make_learner("one-vs-rest", "ada_fd").fit(X, y)
+    before = pickle.dumps(model)
+    with pytest.raises(ValueError, match="diverged"):
+        model.fit(blow_up(X), (y > 0).astype(int))  # from scratch, other classes
+    assert pickle.dumps(model) == before
+    with pytest.raises(ValueError, match="diverged"):
+        model.set_params(warm_start=True).fit(blow_up(X), y)  # continuing
+    model.set_params(warm_start=False)
+    assert pickle.dumps(model) == before
+
+
+def test_an_eigensolver_failure_changes_nothing(stream, monkeypatch):
+    X, y = stream
+    model = make_learner("one-vs-rest", "ada_fd").partial_fit(X[:50], y[:50], classes=[0, 1, 2])
+    before = pickle.dumps(model)
+    learn = AdaFD._partial_fit
+
+    def learn_then_fail(self, chunk, state, *args):
+        learn(self, chunk, state, *args)  # the state moves, then the solver gives up
+        raise np.linalg.LinAlgError("Eigenvalues did not converge")
+
+    monkeypatch.setattr(AdaFD, "_partial_fit", learn_then_fail)
+    with pytest.raises(ValueError, match="an eigensolver failed .Eigenvalues did not converge"):
+        model.partial_fit(X[50:], y[50:])
+    assert pickle.dumps(model) == before
+
+
+def test_a_divergence_that_starts_in_the_sketch_is_caught(stream):
+    # SON's projection keeps the prediction of a huge row within the bound,
+    # while the row overflows the sketch's Gram matrix
+    X, y = stream
+    y = (y > 0).astype(int)
+    model = SketchedOnlineClassifier(SketchedOnlineNewton(), sketch="fd", random_state=0)
+    model.partial_fit(X[:50], y[:50], classes=[0, 1])
+    before = pickle.dumps(model)
+    with pytest.raises(ValueError, match="its state .'gram'. is no longer finite"):
+        model.partial_fit(X[50:51] * 1e160, y[50:51])
+    assert pickle.dumps(model) == before
+
+
+def test_predictions_far_beyond_the_targets_are_a_divergence(stream):
+    # step * |x|^2 ~ 80 > 2: every step overshoots; the predictions grow by
+    # ~80x an example and stay finite for ~160 examples
+    X, y = stream
+    y = targets("regressor", X, y)
+    model = SketchedOnlineRegressor(OnlineGradientDescent(eta0=10.0, power_t=0.0))
+    with pytest.raises(ValueError, match="a prediction reached .*over 1e.12 times the scale"):
+        model.partial_fit(X[:50], y[:50])
+    with pytest.raises(NotFittedError):
+        check_is_fitted(model)
+
+
+def test_the_divergence_threshold_follows_the_scale_of_the_targets(stream):
+    # OGD on the squared loss is linear in y: targets of 1e15 give the same
+    # model times 1e15, with predictions far beyond 1e12 and no divergence
+    X, y = stream
+    y = targets("regressor", X, y)
+    model = SketchedOnlineRegressor(OnlineGradientDescent(eta0=0.01), max_iter=2, random_state=0)
+    unit = clone(model).fit(X, y)
+    large = clone(model).fit(X, y * 1e15)
+    np.testing.assert_allclose(large.coef_, unit.coef_ * 1e15, rtol=1e-12)
+    assert np.abs(large.predict(X)).max() > 1e14
