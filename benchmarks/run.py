@@ -49,7 +49,8 @@ from floor import run_floor  # noqa: E402
 from peers import sgd_epoch, sgd_partial_fit, vowpal_wabbit, vw_oja_newton  # noqa: E402
 
 # the papers' SON step (the same arithmetic as Vowpal Wabbit's OjaNewton and the floor)
-SON = SketchedOnlineNewton(alpha=10.0, ridge="fixed", curvature="gradient", feature_scaling=None)
+SON = SketchedOnlineNewton(alpha=10.0, ridge="fixed", bound=1.0, curvature="gradient",
+                           feature_scaling=None)
 
 
 def sketched_learners(m):

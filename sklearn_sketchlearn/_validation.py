@@ -42,9 +42,13 @@ def plain_chunk(estimator, X, y):
     fitted without feature names: exactly what :func:`validate_data` would
     accept and return unchanged. Returns ``(X, y)``, or None to take the full
     path (which also produces scikit-learn's error messages).
+
+    Subclasses of ndarray take the full path, as on the first call: a masked
+    array's sum skips its masked entries (which :func:`check_array` keeps, NaN
+    included) and ``np.matrix`` is refused there.
     """
     if not (
-        isinstance(X, np.ndarray) and isinstance(y, np.ndarray)
+        type(X) is np.ndarray and type(y) is np.ndarray
         and X.dtype == np.float64 and X.ndim == 2 and X.flags.c_contiguous
         and y.ndim == 1 and y.dtype.kind in "biuf"
         and 0 < X.shape[0] == y.shape[0] and X.shape[1] == estimator.n_features_in_

@@ -282,20 +282,40 @@ def test_bad_input_raises_and_changes_nothing(stream, name, bad):
     assert pickle.dumps(model) == before
 
 
-@pytest.mark.parametrize("param, value", [("loss", "log_loss"), ("fit_intercept", False)])
-def test_changing_loss_or_intercept_mid_stream_raises_and_changes_nothing(stream, param, value):
+@pytest.mark.parametrize(
+    "param, value",
+    [("loss", "log_loss"), ("fit_intercept", False), ("update_rule", "ada_fd"),
+     ("update_rule__alpha", 5.0), ("sketch", "fd"), ("sketch__sketch_size", 3)],
+)
+def test_changing_what_the_state_depends_on_mid_stream_raises_and_changes_nothing(
+    stream, param, value
+):
     # the update rule was prepared for the first loss (SON's sigma_), and the
-    # state's shape depends on fit_intercept: both are fixed until fit starts over
+    # state was allocated for the rule, the sketch and fit_intercept: all are
+    # fixed until fit starts over
     X, y = stream
     model = make_model("son-fast_rfd").partial_fit(X[:50], y[:50], classes=[0, 1, 2])
     original, before = model.get_params()[param], pickle.dumps(model)
     model.set_params(**{param: value})
-    with pytest.raises(ValueError, match=f"{param} changed"):
+    with pytest.raises(ValueError, match=f"{param.split('__')[0]} changed"):
         model.partial_fit(X[50:], y[50:])
     with pytest.raises(ValueError, match="warm_start=False"):
         model.set_params(warm_start=True).fit(X, y)
     model.set_params(**{param: original, "warm_start": False})
     assert pickle.dumps(model) == before
+
+
+def test_a_strategy_given_in_another_form_is_no_change(stream):
+    X, y = stream
+    model = SketchedOnlineClassifier("son", sketch="auto", random_state=0)
+    model.partial_fit(X[:50], y[:50], classes=[0, 1, 2])
+    model.set_params(update_rule=SketchedOnlineNewton(), sketch=FrequentDirections(fast=True))
+    model.partial_fit(X[50:], y[50:])
+    streamed = SketchedOnlineClassifier("son", random_state=0)
+    streamed.partial_fit(X[:50], y[:50], classes=[0, 1, 2]).partial_fit(X[50:], y[50:])
+    np.testing.assert_array_equal(model.coef_, streamed.coef_)
+    with pytest.raises(ValueError, match="sketch changed"):
+        model.set_params(sketch=FrequentDirections()).partial_fit(X, y)
 
 
 def test_first_call_failures_leave_the_model_unfitted(stream):

@@ -45,7 +45,7 @@ def test_papers_son_does_depend_on_feature_units(problem):
     # the same check fails for the papers' fixed ridge on raw features: the
     # test above can tell a scale-free learner from one that is not
     X, y, factors = problem
-    paper = SketchedOnlineNewton(alpha=1.0, ridge="fixed", curvature="gradient",
+    paper = SketchedOnlineNewton(alpha=1.0, ridge="fixed", bound=1.0, curvature="gradient",
                                  feature_scaling=None)
     labels = [stream(SketchedOnlineClassifier(paper, sketch="fast_fd", random_state=0),
                      Z[:2000], y[:2000], [-1, 1]).predict(Z[2000:]) for Z in (X, X * factors)]

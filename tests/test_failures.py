@@ -1,0 +1,278 @@
+"""Every call ends in a finite model that means what its counters say, or in a
+ValueError that leaves the estimator exactly as it was before the call."""
+
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.base import clone
+from sklearn.datasets import load_iris, make_classification
+from sklearn.exceptions import NotFittedError
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils.validation import check_is_fitted
+
+from sklearn_sketchlearn import SketchedOnlineClassifier, SketchedOnlineRegressor
+from sklearn_sketchlearn.sketches import SKETCHES, OjaSketch
+from sklearn_sketchlearn.update_rules import AdaFD, OnlineGradientDescent, SketchedOnlineNewton
+
+from .reference.learners import PAPER_SON
+
+
+@pytest.fixture(scope="module")
+def stream():
+    X, y = make_classification(n_samples=150, n_features=8, n_informative=5, n_classes=3,
+                               random_state=0)
+    return StandardScaler().fit_transform(X), y
+
+
+# -- validation of later chunks ----------------------------------------------
+
+
+@pytest.mark.parametrize("call", ["first", "later"])
+def test_masked_arrays_are_read_as_on_the_first_call(stream, call):
+    # check_array (and SGDClassifier) reads a masked array's data, mask ignored
+    X, y = stream
+    masked = np.ma.masked_array(X[50:].copy(), mask=np.zeros_like(X[50:], dtype=bool))
+    masked.mask[2, 3] = True
+    model = SketchedOnlineClassifier("ada_fd", random_state=0)
+    plain = SketchedOnlineClassifier("ada_fd", random_state=0)
+    if call == "later":
+        model.partial_fit(X[:50], y[:50], classes=[0, 1, 2])
+        plain.partial_fit(X[:50], y[:50], classes=[0, 1, 2])
+    model.partial_fit(masked, np.ma.masked_array(y[50:]), classes=[0, 1, 2])
+    plain.partial_fit(masked.data, y[50:], classes=[0, 1, 2])
+    np.testing.assert_array_equal(model.coef_, plain.coef_)
+    # a NaN under the mask is refused, as on a first call
+    before = pickle.dumps(model)
+    masked.data[2, 3] = np.nan
+    with pytest.raises(ValueError, match="Input X contains NaN"):
+        model.partial_fit(masked, y[50:])
+    assert pickle.dumps(model) == before
+
+
+def test_np_matrix_is_refused_on_every_call(stream):
+    X, y = stream
+    model = SketchedOnlineClassifier("ada_fd", random_state=0)
+    with pytest.raises(TypeError, match="np.matrix is not supported"):
+        model.partial_fit(np.asmatrix(X), y, classes=[0, 1, 2])
+    model.partial_fit(X[:50], y[:50], classes=[0, 1, 2])
+    before = pickle.dumps(model)
+    with pytest.raises(TypeError, match="np.matrix is not supported"):
+        model.partial_fit(np.asmatrix(X[50:]), y[50:])
+    assert pickle.dumps(model) == before
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_classes_with_nan_or_inf_are_refused(stream, bad):
+    X, y = stream
+    model = SketchedOnlineClassifier("ada_fd", random_state=0)
+    with pytest.raises(ValueError, match="Input classes contains (NaN|infinity)"):
+        model.partial_fit(X, y, classes=[0, 1, 2, bad])
+    with pytest.raises(NotFittedError):
+        check_is_fitted(model)
+
+
+@pytest.mark.parametrize("weight", [np.nan, np.inf, -1.0])
+@pytest.mark.parametrize("method", ["fit", "partial_fit"])
+def test_class_weights_must_be_finite_and_non_negative(stream, method, weight):
+    X, y = stream
+    model = SketchedOnlineClassifier("ada_fd", random_state=0)
+    model.partial_fit(X[:50], y[:50], classes=[0, 1, 2])
+    before = pickle.dumps(model)
+    model.set_params(class_weight={0: 1.0, 1: weight})
+    with pytest.raises(ValueError, match="finite non-negative weights"):
+        getattr(model, method)(X[50:], y[50:])
+    model.set_params(class_weight=None)
+    assert pickle.dumps(model) == before
+
+
+# -- sketches larger than the data ---------------------------------------------
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+@pytest.mark.parametrize("sketch", list(SKETCHES))
+@pytest.mark.parametrize("rule", ["son", "ada_fd", "sdrogd"])
+def test_every_sketch_larger_than_the_data_learns_iris(rule, sketch, fit_intercept):
+    # iris has 4 features; sketch_size is 10 by default
+    X, y = load_iris(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    loss = "hinge" if rule == "sdrogd" else "squared_hinge"
+    model = SketchedOnlineClassifier(rule, sketch=sketch, loss=loss, fit_intercept=fit_intercept,
+                                     random_state=0)
+    assert model.fit(X, y).score(X, y) > 0.7
+    assert np.isfinite(model.coef_).all()
+    if sketch == "oja":  # one orthonormal direction per weight, at most
+        assert model.sketch_.sketch_size == 4 + fit_intercept
+        assert model.get_params()["sketch"] == "oja"
+
+
+def test_a_clipped_oja_sketch_streams_and_continues(stream):
+    X, _ = stream
+    y = X @ np.linspace(-1, 1, X.shape[1])
+    sketch = OjaSketch(sketch_size=50, random_state=0)
+    streamed = SketchedOnlineRegressor("son", sketch=sketch)
+    for begin in range(0, 150, 50):
+        streamed.partial_fit(X[begin:begin + 50], y[begin:begin + 50])
+    assert streamed.sketch_.sketch_size == 9 and sketch.sketch_size == 50
+    once = SketchedOnlineRegressor("son", sketch=sketch, max_iter=1, shuffle=False).fit(X, y)
+    np.testing.assert_allclose(streamed.coef_, once.coef_, rtol=1e-12)
+    warm = clone(once).set_params(warm_start=True).fit(X, y).fit(X, y)  # the clip is no change
+    assert warm.t_ == 2 * X.shape[0] + 1
+
+
+# -- divergence ---------------------------------------------------------------
+
+
+def blow_up(X, first_row=20, scale=1e160):
+    """``X`` with its rows from ``first_row`` on scaled until learning overflows."""
+    X = X.copy()
+    X[first_row:] *= scale
+    return X
+
+
+# Rules that learn the normal rows and overflow on the scaled ones.
+DIVERGING = {
+    "son-none": lambda: SketchedOnlineNewton(alpha=1e-2),
+    "ada_fd": lambda: AdaFD(),
+}
+
+
+def make_learner(kind, rule_name, **params):
+    rule = DIVERGING[rule_name]()
+    sketch = None if rule_name == "son-none" else "fast_fd"
+    if kind == "regressor":
+        if rule_name == "son-none":
+            rule.set_params(alpha=10.0)  # stable on the normal rows, unlike 1e-2
+        return SketchedOnlineRegressor(rule, sketch=sketch, random_state=0, **params)
+    return SketchedOnlineClassifier(rule, sketch=sketch, random_state=0, **params)
+
+
+def targets(kind, X, y):
+    if kind == "binary":
+        return (y > 0).astype(int)
+    if kind == "regressor":
+        return X @ np.linspace(-1, 1, X.shape[1])
+    return y
+
+
+def fit_args(kind, y):
+    return {} if kind == "regressor" else {"classes": np.unique(y)}
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+@pytest.mark.parametrize("kind", ["binary", "one-vs-rest", "regressor"])
+@pytest.mark.parametrize("rule_name", list(DIVERGING))
+def test_a_chunk_that_diverges_midway_changes_nothing(stream, rule_name, kind, sparse):
+    X, y = stream
+    y = targets(kind, X, y)
+    as_input = sp.csr_matrix if sparse else np.asarray
+    model = make_learner(kind, rule_name, n_jobs=2)
+    model.partial_fit(as_input(X[:50]), y[:50], **fit_args(kind, y))
+    before = pickle.dumps(model)
+    with pytest.raises(ValueError, match="diverged during pass 1.*Scaling the input data"):
+        model.partial_fit(as_input(blow_up(X[50:])), y[50:])
+    assert pickle.dumps(model) == before
+    # and the model goes on as if the chunk had never been offered
+    untouched = make_learner(kind, rule_name, n_jobs=2)
+    untouched.partial_fit(as_input(X[:50]), y[:50], **fit_args(kind, y))
+    model.partial_fit(as_input(X[50:]), y[50:])
+    untouched.partial_fit(as_input(X[50:]), y[50:])
+    np.testing.assert_array_equal(model.coef_, untouched.coef_)
+    assert model.t_ == untouched.t_ == X.shape[0] + 1
+    assert model.progressive_loss_ == untouched.progressive_loss_
+
+
+def test_a_divergence_in_a_later_block_undoes_the_earlier_blocks(stream, monkeypatch):
+    # the blocks before the divergence advanced t_ and the progressive counters
+    X, y = stream
+    monkeypatch.setattr(SketchedOnlineClassifier, "_BLOCK_SIZE", 7)
+    model = make_learner("one-vs-rest", "son-none")
+    model.partial_fit(X[:50], y[:50], classes=[0, 1, 2])
+    before = pickle.dumps(model)
+    with pytest.raises(ValueError, match="diverged"):
+        model.partial_fit(blow_up(X[50:], first_row=30), y[50:])
+    assert pickle.dumps(model) == before
+
+
+@pytest.mark.parametrize("kind", ["binary", "one-vs-rest", "regressor"])
+def test_a_first_call_that_diverges_leaves_the_model_unfitted(stream, kind):
+    X, y = stream
+    y = targets(kind, X, y)
+    model = make_learner(kind, "ada_fd")
+    fresh = pickle.dumps(model)
+    with pytest.raises(ValueError, match="diverged"):
+        model.partial_fit(blow_up(X, first_row=5), y, **fit_args(kind, y))
+    with pytest.raises(NotFittedError):
+        check_is_fitted(model)
+    assert pickle.dumps(model) == fresh
+    with pytest.raises(ValueError, match="diverged"):
+        model.fit(blow_up(X, first_row=5), y)
+    assert pickle.dumps(model) == fresh
+
+
+def test_a_failed_fit_keeps_the_previous_model(stream):
+    X, y = stream
+    model = make_learner("one-vs-rest", "ada_fd").fit(X, y)
+    before = pickle.dumps(model)
+    with pytest.raises(ValueError, match="diverged"):
+        model.fit(blow_up(X), (y > 0).astype(int))  # from scratch, other classes
+    assert pickle.dumps(model) == before
+    with pytest.raises(ValueError, match="diverged"):
+        model.set_params(warm_start=True).fit(blow_up(X), y)  # continuing
+    model.set_params(warm_start=False)
+    assert pickle.dumps(model) == before
+
+
+def test_an_eigensolver_failure_changes_nothing(stream, monkeypatch):
+    X, y = stream
+    model = make_learner("one-vs-rest", "ada_fd").partial_fit(X[:50], y[:50], classes=[0, 1, 2])
+    before = pickle.dumps(model)
+    learn = AdaFD._partial_fit
+
+    def learn_then_fail(self, chunk, state, *args):
+        learn(self, chunk, state, *args)  # the state moves, then the solver gives up
+        raise np.linalg.LinAlgError("Eigenvalues did not converge")
+
+    monkeypatch.setattr(AdaFD, "_partial_fit", learn_then_fail)
+    with pytest.raises(ValueError, match="an eigensolver failed .Eigenvalues did not converge"):
+        model.partial_fit(X[50:], y[50:])
+    assert pickle.dumps(model) == before
+
+
+def test_a_divergence_that_starts_in_the_sketch_is_caught(stream):
+    # the papers' SON: its projection keeps the prediction of a huge row within
+    # the bound, while the row overflows the sketch's Gram matrix
+    X, y = stream
+    y = (y > 0).astype(int)
+    rule = SketchedOnlineNewton(alpha=1.0, bound=1.0, **PAPER_SON)
+    model = SketchedOnlineClassifier(rule, sketch="fd", random_state=0)
+    model.partial_fit(X[:50], y[:50], classes=[0, 1])
+    before = pickle.dumps(model)
+    with pytest.raises(ValueError, match="its state .'gram'. is no longer finite"):
+        model.partial_fit(X[50:51] * 1e160, y[50:51])
+    assert pickle.dumps(model) == before
+
+
+def test_predictions_far_beyond_the_targets_are_a_divergence(stream):
+    # step * |x|^2 ~ 80 > 2: every step overshoots; the predictions grow by
+    # ~80x an example and stay finite for ~160 examples
+    X, y = stream
+    y = targets("regressor", X, y)
+    model = SketchedOnlineRegressor(OnlineGradientDescent(eta0=10.0, power_t=0.0))
+    with pytest.raises(ValueError, match="a prediction reached .*over 1e.12 times the scale"):
+        model.partial_fit(X[:50], y[:50])
+    with pytest.raises(NotFittedError):
+        check_is_fitted(model)
+
+
+def test_the_divergence_threshold_follows_the_scale_of_the_targets(stream):
+    # OGD on the squared loss is linear in y: targets of 1e15 give the same
+    # model times 1e15, with predictions far beyond 1e12 and no divergence
+    X, y = stream
+    y = targets("regressor", X, y)
+    model = SketchedOnlineRegressor(OnlineGradientDescent(eta0=0.01), max_iter=2, random_state=0)
+    unit = clone(model).fit(X, y)
+    large = clone(model).fit(X, y * 1e15)
+    np.testing.assert_allclose(large.coef_, unit.coef_ * 1e15, rtol=1e-12)
+    assert np.abs(large.predict(X)).max() > 1e14
