@@ -321,11 +321,13 @@ class _BaseSketchedOnline(BaseEstimator):
         return ""
 
     def _publish_coef(self):
-        """Set ``coef_`` and ``intercept_`` from the state, in the original features."""
-        coef = np.vstack(
-            [self.update_rule_._coef({key: value[k] for key, value in self._state.items()})
-             for k in range(self._state["weights"].shape[0])]
-        )
+        """Set ``coef_`` and ``intercept_`` from the state, in the original features,
+        and the bound each problem's predictor clips to."""
+        states = [{key: value[k] for key, value in self._state.items()}
+                  for k in range(self._state["weights"].shape[0])]
+        coef = np.vstack([self.update_rule_._coef(state) for state in states])
+        self._prediction_limits = np.array(
+            [self.update_rule_._prediction_limit(state) for state in states])
         if self.fit_intercept:
             coef, intercept = coef[:, :-1], coef[:, -1]
         else:
@@ -334,6 +336,11 @@ class _BaseSketchedOnline(BaseEstimator):
 
     def _epsilon(self):
         return 0.0
+
+    def _clip(self, predictions):
+        """Predictions clipped to the rule's bound (SON's projection), if any."""
+        limits = self._prediction_limits
+        return np.clip(predictions, -limits, limits) if np.isfinite(limits).any() else predictions
 
     def _check_sample_weight(self, sample_weight, X):
         """Validated weights, or None for unit weights (made per block)."""
@@ -711,6 +718,21 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
             raise AttributeError(f"probability estimates are not available for loss={loss.name!r}")
         return True
 
+    def decision_function(self, X):
+        """Confidence scores: ``X @ coef_.T + intercept_``, clipped to SON's bound.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Input data.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            The score of the positive class (binary) or of each class.
+        """
+        return self._clip(super().decision_function(X))
+
     @available_if(_check_proba)
     def predict_proba(self, X):
         """Probability estimates (log loss only).
@@ -964,7 +986,7 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
         self.coef_, self.intercept_ = coef[0], intercept
 
     def predict(self, X):
-        """Predict with the linear model ``X @ coef_ + intercept_``.
+        """Predict with the linear model ``X @ coef_ + intercept_``, clipped to SON's bound.
 
         Parameters
         ----------
@@ -978,4 +1000,4 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, accept_sparse="csr")
-        return safe_sparse_dot(X, self.coef_, dense_output=True) + self.intercept_[0]
+        return self._clip(safe_sparse_dot(X, self.coef_, dense_output=True) + self.intercept_[0])

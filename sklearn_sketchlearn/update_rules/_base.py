@@ -57,7 +57,7 @@ class BaseUpdateRule(BaseEstimator):
       and resolves data-dependent defaults;
     * :meth:`_allocate` (state of one binary problem, or of the joint model),
       :meth:`_partial_fit` (one compiled call per chunk) and :meth:`_coef`
-      (weights in the original feature space).
+      (weights in the original feature space) and :meth:`_prediction_limit`.
     """
 
     _default_sketch = None
@@ -91,3 +91,7 @@ class BaseUpdateRule(BaseEstimator):
     def _coef(self, state):
         """Weights in the original feature space, intercept last."""
         return state["weights"]
+
+    def _prediction_limit(self, state):
+        """The bound on ``|prediction|`` the rule's predictor applies (inf: none)."""
+        return np.inf

@@ -236,6 +236,13 @@ class SketchedOnlineNewton(BaseUpdateRule):
         )
         return son_partial_fit(chunk, arrays, params, decisions)
 
+    def _prediction_limit(self, state):
+        # SON predicts with the projected weights (Lemma 1): clip(u^T x, -C, C)
+        limit = np.inf if self.bound_ is None else float(self.bound_)
+        if self._target_bound > 0 and state["floats"][4] > 0:
+            limit = min(limit, self._target_bound * state["floats"][4])
+        return limit
+
     def _coef(self, state):
         weights = state["weights"]
         if self.feature_scaling == "adagrad":

@@ -73,3 +73,25 @@ def test_regression_predictions_scale_with_targets(sketch):
         predictions.append(model.fit(X[:300], y[:300] * unit).predict(X[300:]) / unit)
     np.testing.assert_allclose(predictions[1], predictions[0], rtol=1e-6,
                                atol=1e-6 * np.abs(predictions[0]).max())
+
+
+@pytest.mark.parametrize("bound", [0.5, "auto"])
+def test_predict_is_the_predictor_the_stream_was_scored_with(bound):
+    # SON predicts with the projected weights, clip(u^T x): predict must give the
+    # prediction the kernel scores the next example with (its progressive loss)
+    X, y = load_diabetes(return_X_y=True)
+    y = (y - y.mean()) / y.std()
+    model = SketchedOnlineRegressor(SketchedOnlineNewton(bound=bound), random_state=0)
+    model.partial_fit(X[:100], y[:100])
+    clipped = 0
+    for t in range(100, 160):
+        probe = X[t : t + 1] * 30  # far outside the data: the bound is active
+        expected = model.predict(probe)[0]
+        before = model.progressive_loss_ * (model.t_ - 1)
+        model.partial_fit(probe, y[t : t + 1])
+        scored = model.progressive_loss_ * (model.t_ - 1) - before
+        assert scored == pytest.approx((expected - y[t]) ** 2, rel=1e-9)
+        limit = 0.5 if bound == 0.5 else 2 * np.abs(y[:t]).max()
+        assert abs(expected) <= limit * (1 + 1e-12)
+        clipped += abs(expected) >= limit * (1 - 1e-12)
+    assert clipped >= 10  # the bound was exercised
