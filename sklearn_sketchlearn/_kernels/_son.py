@@ -182,8 +182,9 @@ def standardize_example(x, raw, scale, floats, weights, scaling, center, rows, n
     of ``0.1 I + sum g g^T`` (``scale[0]``). ``scaling`` 2 standardizes each
     feature by its running mean (when ``center``: the intercept is the last
     feature) and standard deviation over the ``n_seen = floats[5]`` examples
-    so far (in use: ``scale[3]`` and ``scale[0]``; sums of ``x`` and ``x^2``:
-    ``scale[2]`` and ``scale[1]``), as a StandardScaler would: in such units
+    so far (in use: ``scale[3]`` and ``scale[0]``, whose inverse is ``scale[6]``;
+    sums of ``x`` and ``x^2``: ``scale[2]`` and ``scale[1]``), as a
+    StandardScaler would: in such units
     every feature has the same mean square, which is what an isotropic ridge assumes, and the
     learner sees the same numbers whatever the units of each feature.
 
@@ -198,7 +199,7 @@ def standardize_example(x, raw, scale, floats, weights, scaling, center, rows, n
     its column at the intercept (``scale[4]``, ``scale[5]``); the missed mass
     keeps its share of it. Returns whether the sketch moved.
     """
-    n_seen, exact_ridge = floats[5], floats[6]
+    n_seen = floats[5]
     if scaling == 1:
         raw[:] = x
         for j in range(x.shape[0]):
@@ -211,59 +212,34 @@ def standardize_example(x, raw, scale, floats, weights, scaling, center, rows, n
     if center:
         scale[0, bias] = 1.0  # the intercept keeps its units
     moved = False
+    inverse_n = 1.0 / n_seen
+    tolerance = (1.0 + RESCALE_TOLERANCE) ** 2
     for j in range(n_features):
         value = x[j]
         if value != 0.0:
             scale[1, j] += value * value
             scale[2, j] += value
-        if value == 0.0 and scale[0, j] == 0.0:
+        elif scale[0, j] == 0.0:
             continue  # not seen yet: nothing to feed
-        mean = scale[2, j] / n_seen if center else 0.0
-        mean_square = scale[1, j] / n_seen
-        # the standard deviation, floored by the root mean square over sqrt(n):
-        # the first examples give no spread yet (the first gives none at all),
-        # and a constant feature must not divide rounding errors
-        spread = np.sqrt(max(mean_square - mean * mean, mean_square / n_seen))
+        mean = scale[2, j] * inverse_n if center else 0.0
+        mean_square = scale[1, j] * inverse_n
+        # the variance, floored by the mean square over n: the first examples
+        # give no spread yet (the first gives none at all), and a constant
+        # feature must not divide rounding errors
+        variance = max(mean_square - mean * mean, mean_square * inverse_n)
         old_scale, old_mean = scale[0, j], scale[3, j]
+        squared_scale = old_scale * old_scale
         if old_scale == 0.0:
-            scale[0, j], scale[3, j] = spread, mean
-        elif (spread > (1.0 + RESCALE_TOLERANCE) * old_scale
-              or spread * (1.0 + RESCALE_TOLERANCE) < old_scale
-              or abs(mean - old_mean) > RESCALE_TOLERANCE * spread):
-            f = old_scale / spread
-            c = (old_mean - mean) / spread
-            weights[j] /= f
-            if center:
-                weights[bias] -= c * weights[j]
-            diagonal, cross, at_bias = scale[4, j], scale[5, j], scale[4, bias] if center else 0.0
-            scale[4, j] = f * f * diagonal + 2.0 * f * c * cross + c * c * at_bias
-            scale[5, j] = f * cross + c * at_bias
-            if floats[1] > 0.0:
-                total = floats[1] + scale[4, j] - diagonal
-                floats[2] *= total / floats[1]
-                floats[1] = total
-            for a in range(n_rows):  # the Gram matrix of the moved rows
-                shift_a = (f - 1.0) * rows[a, j] + (c * rows[a, bias] if center else 0.0)
-                for b in range(n_rows):
-                    shift_b = (f - 1.0) * rows[b, j] + (c * rows[b, bias] if center else 0.0)
-                    gram[a, b] += shift_a * rows[b, j] + rows[a, j] * shift_b + shift_a * shift_b
-            for a in range(rows.shape[0]):
-                rows[a, j] = f * rows[a, j] + (c * rows[a, bias] if center else 0.0)
-            if dense.shape[0] > 0 and dense[0, 0] != 0.0:  # the exact sketch has started
-                if not moved:
-                    curvature[:] = dense @ dense.T
-                    for k in range(bias + 1):
-                        curvature[k, k] -= exact_ridge
-                for k in range(bias + 1):
-                    curvature[j, k] = f * curvature[j, k] + (c * curvature[bias, k] if center
-                                                             else 0.0)
-                for k in range(bias + 1):
-                    curvature[k, j] = f * curvature[k, j] + (c * curvature[k, bias] if center
-                                                             else 0.0)
-                moved = True
-            moved = moved or n_rows > 0
-            scale[0, j], scale[3, j] = spread, mean
-        x[j] = (value - scale[3, j]) / scale[0, j]
+            scale[0, j], scale[3, j] = np.sqrt(variance), mean
+            scale[6, j] = 1.0 / scale[0, j]
+        elif (variance > tolerance * squared_scale or variance * tolerance < squared_scale
+              or (mean - old_mean) ** 2 > RESCALE_TOLERANCE ** 2 * variance):
+            spread = np.sqrt(variance)
+            move_units(j, old_scale / spread, (old_mean - mean) / spread, bias, center, weights,
+                       scale, floats, rows, n_rows, gram, dense, curvature, moved)
+            moved = moved or n_rows > 0 or (dense.shape[0] > 0 and dense[0, 0] != 0.0)
+            scale[0, j], scale[3, j], scale[6, j] = spread, mean, 1.0 / spread
+        x[j] = (value - scale[3, j]) * scale[6, j]
     return moved
 
 
@@ -274,6 +250,43 @@ def fd_escaped_mass(gram, n_rows, floats):
     for j in range(n_rows):
         held += gram[j, j]
     floats[2] = max(floats[1] - held, 0.0)
+
+
+@jit
+def move_units(j, f, c, bias, center, weights, scale, floats, rows, n_rows, gram, dense,
+               curvature, started):
+    """Move the state to feature ``j``'s new units ``x'_j = f x_j + c x_b`` (see
+    :func:`standardize_example`); ``started`` says whether ``curvature`` already
+    holds the exact sketch's moved ``A - ridge I`` for this example."""
+    weights[j] /= f
+    if center:
+        weights[bias] -= c * weights[j]
+    at_bias = scale[4, bias] if center else 0.0
+    diagonal, cross = scale[4, j], scale[5, j]
+    scale[4, j] = f * f * diagonal + 2.0 * f * c * cross + c * c * at_bias
+    scale[5, j] = f * cross + c * at_bias
+    if floats[1] > 0.0:
+        total = floats[1] + scale[4, j] - diagonal
+        floats[2] *= total / floats[1]
+        floats[1] = total
+    if not center:
+        c = 0.0  # (rows[:, bias] is a feature's column then)
+    for a in range(n_rows):  # the Gram matrix of the moved rows
+        shift_a = (f - 1.0) * rows[a, j] + c * rows[a, bias]
+        for b in range(n_rows):
+            shift_b = (f - 1.0) * rows[b, j] + c * rows[b, bias]
+            gram[a, b] += shift_a * rows[b, j] + rows[a, j] * shift_b + shift_a * shift_b
+    for a in range(rows.shape[0]):
+        rows[a, j] = f * rows[a, j] + c * rows[a, bias]
+    if dense.shape[0] > 0 and dense[0, 0] != 0.0:  # the exact sketch has started
+        if not started:
+            curvature[:] = dense @ dense.T
+            for k in range(bias + 1):
+                curvature[k, k] -= floats[6]
+        for k in range(bias + 1):
+            curvature[j, k] = f * curvature[j, k] + c * curvature[bias, k]
+        for k in range(bias + 1):
+            curvature[k, j] = f * curvature[k, j] + c * curvature[k, bias]
 
 
 @jit

@@ -213,8 +213,9 @@ class SketchedOnlineNewton(BaseUpdateRule):
         state["floats"] = floats
         state["weights"] = np.zeros(n_features)
         # the scale in use (or AdaGrad's sums), the sums of x^2 and x, the center in
-        # use, the diagonal of sum g_hat g_hat^T and its column at the intercept
-        state["scale"] = np.zeros((6, 0 if self.feature_scaling is None else n_features))
+        # use, the diagonal of sum g_hat g_hat^T and its column at the intercept,
+        # the inverse of the scale
+        state["scale"] = np.zeros((7, 0 if self.feature_scaling is None else n_features))
         if self.feature_scaling == "adagrad":
             state["scale"][0] = 0.1
         return state
