@@ -57,11 +57,6 @@ class Loss:
         p, y = np.broadcast_arrays(np.asarray(p, float), np.asarray(y, float))
         return _losses.loss_array(self.code, p.ravel(), y.ravel(), epsilon, True).reshape(p.shape)
 
-    def curvature_at(self, p, y):
-        """The Gauss-Newton curvature ``d^2 l / dp^2`` at one prediction (0 where
-        the loss has none), which ``SketchedOnlineNewton`` sketches by default."""
-        return _losses.loss_curvature(self.code, float(p), float(y))
-
     def curvature(self, bound):
         """SON's Assumption-2 constant ``sigma`` for predictions in ``[-bound, bound]``.
 
