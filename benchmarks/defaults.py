@@ -1,0 +1,547 @@
+"""Every learner at its default hyperparameters against its own tuned best.
+
+    python benchmarks/defaults.py                       # everything, 5-10 minutes (2 cores)
+    python benchmarks/defaults.py --quick               # a smoke run in seconds
+    python benchmarks/defaults.py --problems digits_raw,wine_raw --rules son,ada_fd
+    python benchmarks/defaults.py --output doc/defaults_results.rst
+
+How much does a user lose by not tuning? On each problem of the suite
+(``problems()``: sklearn's data sets standardized and raw, SON's ill-conditioned
+problem, rescaled and correlated features, regression with raw targets, and the
+LIBSVM classification files of ``../shared/datasets`` or of the folder named by
+``SKETCHLEARN_DATASETS`` when present) every pairing of an update rule with a
+sketch that the rule accepts (its ``_sketch_use``) is run at its defaults,
+``SketchedOnlineClassifier(update_rule=rule, sketch=sketch, random_state=0)``
+and nothing else, and tuned: the value of ``GRIDS`` with the smallest
+progressive loss of the training pass (the test set is never looked at). The
+protocol is online: one ``partial_fit`` pass over chunks of 100 training rows
+in order, then the test score (accuracy, or R^2); ``fit`` at defaults (its
+epochs, shuffled) is an extra column. The gap is tuned minus default.
+
+Beside them, on the same data (so unscaled on the raw problems): the package's
+default estimators (``random_state=0`` their only argument), SGDClassifier and
+SGDRegressor at their defaults and tuned the same way (their progressive loss:
+each chunk predicted before it is learned), and LogisticRegression and Ridge
+fitted offline. On SON's problem (first 70% train, last 30% test) the
+progressive error of one pass over all 10,000 examples, the SON paper's metric,
+is reported too. A ValueError (an unsupported pairing, a divergence) is reported
+as n/a with its message; a grid value that raises counts as an infinite loss. A
+learner whose pass would take longer than ``--max-pass-seconds`` (ADA-FULL's
+O(d^3) step) is skipped on that problem.
+"""
+
+import argparse
+import os
+import platform
+import sys
+import time
+import warnings
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+import scipy.sparse as sp
+import sklearn
+from sklearn import datasets
+from sklearn.base import is_classifier
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import LogisticRegression, Ridge, SGDClassifier, SGDRegressor
+from sklearn.model_selection import ParameterGrid, train_test_split
+from sklearn.preprocessing import StandardScaler
+
+import sklearn_sketchlearn
+from sklearn_sketchlearn import SketchedOnlineClassifier, SketchedOnlineRegressor
+from sklearn_sketchlearn.datasets import (
+    make_decaying_spectrum_regression,
+    make_ill_conditioned_classification,
+)
+from sklearn_sketchlearn.losses import LOSSES
+from sklearn_sketchlearn.update_rules import UPDATE_RULES
+
+GRIDS = {  # wide enough that raw features rarely push the choice to an end
+    "son": {"update_rule__alpha": np.logspace(-6, 6, 13)},
+    "ada_fd": {"update_rule__eta0": np.logspace(-6, 2, 9)},
+    "sdrogd": {"update_rule__eta0": np.logspace(-6, 2, 9)},
+    "ogd": {"update_rule__eta0": np.logspace(-6, 2, 9)},
+    "adagrad": {"update_rule__eta0": np.logspace(-6, 2, 9)},
+    "SGDClassifier": {"alpha": np.logspace(-7, 1, 9)},
+    "SGDRegressor": {"alpha": np.logspace(-7, 1, 9), "eta0": np.logspace(-5, 0, 6)},
+}
+"""What is tuned: ``set_params`` key -> values, per update rule and per peer."""
+
+SKETCHES = ("fd", "fast_fd", "rfd", "fast_rfd", "oja", "rp", "exact", None)
+EXACT_MAX_FEATURES = 1000
+CHUNK = 100
+SEED = 0
+QUICK = {"problems": "ill_conditioned_10,diabetes_raw", "sketches": ("fast_fd", None),
+         "max_rows": 300, "grid_points": 2}
+
+
+# ------------------------------------------------------------------- problems
+
+def split(X, y, stratify):
+    """``(X_train, y_train, X_test, y_test)``: a seeded 70/30 split."""
+    X_train, X_test, y_train, y_test = train_test_split(
+        X, y, test_size=0.3, random_state=SEED, stratify=y if stratify else None)
+    return X_train, y_train, X_test, y_test
+
+
+def standardize(X_train, y_train, X_test, y_test, targets=False):
+    """Features (and targets) scaled by the statistics of the training part."""
+    scaler = StandardScaler().fit(X_train)
+    if targets:
+        mean, std = y_train.mean(), y_train.std()
+        y_train, y_test = (y_train - mean) / std, (y_test - mean) / std
+    return scaler.transform(X_train), y_train, scaler.transform(X_test), y_test
+
+
+def embedded(loader, scaled, classification=True):
+    """One of sklearn's data sets, split (stratified for classes), raw or standardized
+    (for regression the targets too)."""
+    data = split(*loader(return_X_y=True), stratify=classification)
+    return standardize(*data, targets=not classification) if scaled else data
+
+
+def ill_conditioned(kappa, rescale=False):
+    """SON's problem (n = 10,000, d = 100) in order: first 70% train, last 30% test;
+    ``rescale`` multiplies each feature by a fixed factor, log-uniform in [1e-3, 1e3]."""
+    X, y = make_ill_conditioned_classification(10_000, 100, kappa, random_state=SEED)
+    if rescale:
+        X = X * 10.0 ** np.random.default_rng(SEED).uniform(-3, 3, X.shape[1])
+    return X[:7000], y[:7000], X[7000:], y[7000:]
+
+
+def correlated_classification():
+    """``make_classification`` with redundant features, mixed by a dense random matrix."""
+    X, y = datasets.make_classification(5000, 50, n_informative=10, n_redundant=20,
+                                        flip_y=0.01, random_state=SEED)
+    return split(X @ np.random.default_rng(SEED).standard_normal((50, 50)), y, stratify=True)
+
+
+def correlated_regression(target_scale=1.0):
+    """``make_regression`` with a low effective rank; targets times ``target_scale``."""
+    X, y = datasets.make_regression(5000, 50, n_informative=20, effective_rank=10, noise=0.1,
+                                    random_state=SEED)
+    return split(X, y * target_scale, stratify=False)
+
+
+def datasets_folder():
+    """The LIBSVM files: ``SKETCHLEARN_DATASETS``, else ``../shared/datasets``."""
+    default = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+    return Path(os.environ.get("SKETCHLEARN_DATASETS", default))
+
+
+def libsvm(train, test):
+    """A LIBSVM file as CSR, split by its ``.t`` file when it has one (features
+    aligned), else 70/30; None when its labels are not classes."""
+    data = datasets.load_svmlight_files([str(train)] + ([str(test)] if test else []))
+    if not (np.array_equal(data[1], np.round(data[1])) and np.unique(data[1]).size <= 20):
+        return None
+    return tuple(data) if test else split(*data, stratify=True)
+
+
+def problems():
+    """``name -> (loader, task, stream)``; ``stream`` marks SON's in-order problems."""
+    registry = {}
+    for name in ("breast_cancer", "digits", "iris", "wine"):
+        for scaled, kind in [(True, "standardized"), (False, "raw")]:
+            registry[f"{name}_{kind}"] = (
+                partial(embedded, getattr(datasets, f"load_{name}"), scaled), "classification",
+                False)
+    for kappa, rescale, suffix in [(10, False, ""), (200, False, ""), (10, True, "_rescaled")]:
+        registry[f"ill_conditioned_{kappa}{suffix}"] = (
+            partial(ill_conditioned, float(kappa), rescale), "classification", True)
+    registry["correlated_classification"] = (correlated_classification, "classification", False)
+    folder = datasets_folder()
+    paths = sorted(folder.rglob("*")) if folder.is_dir() else []
+    files = {path.name.removesuffix(".gz").removesuffix(".bz2"): path
+             for path in paths if path.is_file() and path.suffix != ".md"}
+    for name, path in files.items():
+        if not name.endswith(".t"):
+            registry[f"libsvm_{name}"] = (partial(libsvm, path, files.get(name + ".t")),
+                                          "classification", False)
+    for scaled, kind in [(True, "standardized"), (False, "raw")]:
+        diabetes = partial(datasets.load_diabetes, scaled=False)  # raw X
+        registry[f"diabetes_{kind}"] = (partial(embedded, diabetes, scaled, False),
+                                        "regression", False)
+    registry["decaying_spectrum"] = (  # ADA-FD's problem at the paper's size, raw targets
+        lambda: split(*make_decaying_spectrum_regression(random_state=SEED), stratify=False),
+        "regression", False)
+    registry["correlated_regression"] = (correlated_regression, "regression", False)
+    registry["correlated_regression_raw_targets"] = (partial(correlated_regression, 1e4),
+                                                     "regression", False)
+    return registry
+
+
+# ------------------------------------------------------------------- learners
+
+class Learner(NamedTuple):
+    """A row of a table: ``make(**params)`` is a fresh model, at its defaults without
+    ``params``; ``grid`` lists the ``params`` tried; offline peers make no pass."""
+
+    name: str
+    make: Callable
+    grid: list
+    online: bool = True
+
+
+def ours(estimator, rule, sketch, **params):
+    """The package's learner at its defaults, or with ``params`` set."""
+    if not params:
+        return estimator(update_rule=rule, sketch=sketch, random_state=SEED)
+    # nested set_params (update_rule__alpha) needs the rule as an object, not a shortcut
+    model = estimator(update_rule=UPDATE_RULES[rule](), sketch=sketch, random_state=SEED)
+    return model.set_params(**params)
+
+
+def grid_points(key, n_points=None):
+    """The ``set_params`` dicts of ``GRIDS[key]``, or ``n_points`` spread over them."""
+    points = list(ParameterGrid({name: list(values) for name, values in GRIDS[key].items()}))
+    if n_points:
+        points = [points[i] for i in np.unique(np.linspace(0, len(points) - 1, n_points,
+                                                           dtype=int))]
+    return points
+
+
+def learners(task, n_features, rules, sketches, n_points=None):
+    """The default estimator, every pairing the rules accept, then the peers."""
+    classification = task == "classification"
+    estimator = SketchedOnlineClassifier if classification else SketchedOnlineRegressor
+    rows = [Learner(f"{estimator.__name__}()", partial(estimator, random_state=SEED), [])]
+    for rule in rules:
+        kind = UPDATE_RULES[rule]
+        if kind._classification_only and not classification:
+            continue
+        for sketch in sketches:
+            accepted = {"required": sketch is not None, "optional": True,
+                        "none": sketch is None}[kind._sketch_use]
+            if accepted and not (sketch == "exact" and n_features > EXACT_MAX_FEATURES):
+                rows.append(Learner(f"{rule} + {sketch}", partial(ours, estimator, rule, sketch),
+                                    grid_points(rule, n_points)))
+    peer = SGDClassifier if classification else SGDRegressor
+    offline = LogisticRegression if classification else Ridge
+    return rows + [Learner(f"{peer.__name__}()", partial(peer, random_state=SEED),
+                           grid_points(peer.__name__, n_points)),
+                   Learner(f"{offline.__name__}() offline", offline, [], online=False)]
+
+
+# ------------------------------------------------------------------ measuring
+
+class TooSlow(Exception):
+    """A pass would take longer than the time limit."""
+
+
+def peer_terms(model, X, y, classes):
+    """Summed loss and mistakes of a scikit-learn peer's predictions of a chunk it
+    has not learned yet, with the loss it minimises (one-vs-rest: mean over classes)."""
+    loss, fitted = LOSSES[model.loss], hasattr(model, "coef_")
+    if not is_classifier(model):
+        return np.array([loss(model.predict(X) if fitted else np.zeros(len(y)), y).sum(), 0.0])
+    binary = classes.size == 2
+    decisions = (model.decision_function(X) if fitted
+                 else np.zeros(len(y) if binary else (len(y), classes.size)))
+    if binary:
+        positive = y == classes[1]
+        return np.array([loss(decisions, np.where(positive, 1.0, -1.0)).sum(),
+                         np.sum((decisions > 0) != positive)])
+    signs = np.where(y[:, np.newaxis] == classes, 1.0, -1.0)
+    return np.array([loss(decisions, signs).mean(axis=1).sum(),
+                     np.sum(classes[np.argmax(decisions, axis=1)] != y)])
+
+
+def one_pass(model, X, y, classes, max_seconds=np.inf):
+    """Train ``model`` by ``partial_fit`` over chunks in order; return its
+    ``(progressive loss, progressive error)``, an infinite loss if it is not finite.
+
+    The time limit is projected from the chunks after the first, which pays the
+    JIT compilation (or the cache load).
+    """
+    own = isinstance(model, SketchedOnlineClassifier | SketchedOnlineRegressor)
+    kwargs = {"classes": classes} if is_classifier(model) else {}
+    n_samples, sums = X.shape[0], np.zeros(2)
+    for begin in range(0, n_samples, CHUNK):
+        X_chunk, y_chunk = X[begin : begin + CHUNK], y[begin : begin + CHUNK]
+        if not own:
+            sums += peer_terms(model, X_chunk, y_chunk, classes)
+        model.partial_fit(X_chunk, y_chunk, **kwargs)
+        if begin == 0:
+            start = time.perf_counter()
+        elif (projected := (time.perf_counter() - start) / begin * n_samples) > max_seconds:
+            raise TooSlow(f"one pass would take about {projected:.0f} s")
+    if own:
+        loss, error = model.progressive_loss_, getattr(model, "progressive_error_", np.nan)
+    else:
+        loss, error = sums / n_samples
+    return (loss if np.isfinite(loss) else np.inf), error
+
+
+def check_speed(make, X, y, classes, max_seconds):
+    """Raise TooSlow when a pass over ``X`` would take longer than ``max_seconds``,
+    projected from fresh passes over 5, 20 and 100 rows, stopping at one that takes
+    half a second (after a first call that pays the JIT): a chunk of ADA-FULL at
+    d = 500 takes minutes, too long to wait for ``one_pass``'s own check."""
+    try:
+        one_pass(make(), X[:5], y[:5], classes)
+        for rows in (5, 20, CHUNK):
+            start = time.perf_counter()
+            one_pass(make(), X[:rows], y[:rows], classes)
+            if (elapsed := time.perf_counter() - start) > 0.5:
+                break
+    except ValueError:
+        return  # the pass itself reports it
+    if (projected := elapsed / rows * X.shape[0]) > max_seconds:
+        raise TooSlow(f"one pass would take about {projected:.0f} s")
+
+
+def label(params):
+    """A grid point as ``alpha=0.01``."""
+    return ", ".join(f"{key.rsplit('__', 1)[-1]}={value:g}" for key, value in params.items())
+
+
+def attempt(row, what, function):
+    """``function()``, or None with its ValueError's message noted under ``what``."""
+    try:
+        return function()
+    except ValueError as error:
+        row["failures"][what] = str(error)
+
+
+def online_columns(row, learner, data, classes, stream, max_seconds):
+    """Fill ``row`` with the default and tuned one-pass test scores, the chosen value,
+    the progressive loss of every grid value and, on ``stream`` problems, the
+    progressive error of a pass over all examples."""
+    X_train, y_train, X_test, y_test = data
+
+    def default_score():
+        model = learner.make()
+        one_pass(model, X_train, y_train, classes, max_seconds)
+        return model.score(X_test, y_test)
+
+    check_speed(learner.make, X_train, y_train, classes, max_seconds)
+    row["default"] = attempt(row, "default", default_score)
+    best = (np.inf, None, None)
+    for params in learner.grid:
+        model = learner.make(**params)
+        try:
+            loss = one_pass(model, X_train, y_train, classes, max_seconds)[0]
+        except ValueError:
+            loss = np.inf
+        row["losses"][label(params)] = loss
+        best = min(best, (loss, params, model), key=lambda entry: entry[0])
+    if best[1] is not None:
+        row["chosen"] = label(best[1])
+        row["tuned"] = attempt(row, "tuned", partial(best[2].score, X_test, y_test))
+    elif learner.grid:
+        row["failures"]["tuned"] = "every grid value raised or diverged"
+    if stream:
+        stack = sp.vstack if sp.issparse(X_train) else np.vstack
+        everything = (stack([X_train, X_test]), np.concatenate([y_train, y_test]), classes,
+                      max_seconds)
+        for key, params in [("stream_default", {}), ("stream_tuned", best[1])]:
+            if params is not None:
+                row[key] = attempt(row, key, lambda params=params: one_pass(
+                    learner.make(**params), *everything)[1])
+
+
+def evaluate(learner, data, classes, stream, max_seconds):
+    """One row of a problem's table (see ``online_columns``), the default ``fit``
+    score, and what failed: ``{"default": message, ...}``."""
+    row = {"losses": {}, "failures": {}, "grid": bool(learner.grid)}
+    try:
+        if learner.online:
+            online_columns(row, learner, data, classes, stream, max_seconds)
+    except TooSlow as error:  # fit() would cost several such passes: left out too
+        row["failures"]["skipped"] = f"{error} (--max-pass-seconds {max_seconds:g})"
+        return row
+    X_train, y_train, X_test, y_test = data
+    row["fit"] = attempt(row, "fit()", lambda: learner.make().fit(X_train, y_train).score(
+        X_test, y_test))
+    return row
+
+
+def run(names, rules, sketches, n_points, max_rows, max_seconds, log):
+    """``{problem: {"task", "stream", "shape", "rows": {learner: row}}}``."""
+    registry, results = problems(), {}
+    for name in names:
+        if name not in registry:
+            log(f"{name}: skipped, no such problem (LIBSVM files: {datasets_folder()})")
+            continue
+        loader, task, stream = registry[name]
+        data = loader()
+        if data is None:
+            log(f"{name}: skipped, its labels are not classes")
+            continue
+        data = tuple(part[:max_rows] for part in data)
+        classes = np.unique(data[1]) if task == "classification" else None
+        results[name] = {"task": task, "stream": stream, "rows": {},
+                         "shape": (data[0].shape[0], data[2].shape[0], data[0].shape[1])}
+        for learner in learners(task, data[0].shape[1], rules, sketches, n_points):
+            start = time.perf_counter()
+            row = evaluate(learner, data, classes, stream, max_seconds)
+            results[name]["rows"][learner.name] = row
+            scores = " ".join(f"{key} {cell(row.get(key)) or '-':>9s}"
+                              for key in ("default", "tuned", "fit"))
+            log(f"{name:28s} {learner.name:28s} {scores} {time.perf_counter() - start:6.1f} s"
+                + "".join(f"\n    {what}: {message}" for what, message in row["failures"].items()))
+    return results
+
+
+# ------------------------------------------------------------------ reporting
+
+def cell(value, signed=False):
+    """A score for a table; '' when there is none."""
+    if value is None:
+        return ""
+    return f"{value:{'+' if signed else ''}.{'3f' if abs(value) < 1e3 else '2e'}}"
+
+
+def gap(row):
+    """Tuned minus default, None unless both ran."""
+    if row.get("default") is None or row.get("tuned") is None:
+        return None
+    return row["tuned"] - row["default"]
+
+
+def rst_table(header, rows):
+    """A reStructuredText simple table."""
+    widths = [max(len(str(c)) for c in column) for column in zip(header, *rows, strict=True)]
+    border = " ".join("=" * width for width in widths)
+    lines = [" ".join(str(c).ljust(w) for c, w in zip(cells, widths, strict=True)).rstrip()
+             for cells in [header, *rows]]
+    return [border, lines[0], border, *lines[1:], border]
+
+
+def problem_section(name, result):
+    """The table of one problem, and the messages of what failed (once each)."""
+    train, test, n_features = result["shape"]
+    header = ["learner", "1-pass default", "1-pass tuned", "gap", "chosen", "fit() default"]
+    header += ["prog. err. default", "prog. err. tuned"] if result["stream"] else []
+    rows, failures = [], {}
+    for learner, row in result["rows"].items():
+        default = cell(row.get("default"))
+        if not default and {"skipped", "default"} & set(row["failures"]):
+            default = "skipped" if "skipped" in row["failures"] else "n/a"
+        rows.append([learner, default, cell(row.get("tuned")), cell(gap(row), signed=True),
+                     row.get("chosen", ""), cell(row.get("fit"))]
+                    + ([cell(row.get("stream_default")), cell(row.get("stream_tuned"))]
+                       if result["stream"] else []))
+        for what, message in row["failures"].items():
+            failures.setdefault(message, {}).setdefault(learner, []).append(what)
+    metric = "accuracy" if result["task"] == "classification" else "R^2"
+    lines = ["", name, "-" * len(name), "", f"{result['task']}, {train} training and {test} "
+             f"test rows, {n_features} features; test {metric}.", "", *rst_table(header, rows)]
+    if failures:
+        lines += ["", "::", ""] + [
+            "    " + ", ".join(f"{learner} ({', '.join(whats)})"
+                               for learner, whats in who.items()) + f": {message}"
+            for message, who in failures.items()]
+    return lines
+
+
+def pairing_section(results, task):
+    """Per tuned learner, the gap over the problems of ``task``."""
+    table = {}
+    for problem, result in results.items():
+        for learner, row in result["rows"].items():
+            if result["task"] == task and row["grid"]:
+                entry = table.setdefault(learner, {"gaps": [], "failed": 0, "skipped": 0})
+                entry["failed"] += "default" in row["failures"]
+                entry["skipped"] += "skipped" in row["failures"]
+                if gap(row) is not None:
+                    entry["gaps"].append((gap(row), problem))
+    rows = []
+    for learner, entry in table.items():
+        gaps = [value for value, _ in entry["gaps"]]
+        rows.append([learner, len(gaps), entry["failed"], entry["skipped"],
+                     cell(float(np.median(gaps)) if gaps else None, signed=True),
+                     cell(max(gaps) if gaps else None, signed=True),
+                     max(entry["gaps"])[1] if gaps else ""])
+    return rst_table(["learner", "problems", "n/a at defaults", "skipped (slow)",
+                      "median gap", "max gap", "worst problem"], rows)
+
+
+def defaults_section(results, task):
+    """Per problem, the default estimator against the peers' defaults and their best."""
+    names = (("SketchedOnlineClassifier()", "SGDClassifier()", "LogisticRegression() offline")
+             if task == "classification" else
+             ("SketchedOnlineRegressor()", "SGDRegressor()", "Ridge() offline"))
+    rows, wins = [], 0
+    for problem, result in results.items():
+        if result["task"] != task:
+            continue
+        own, sgd, offline = (result["rows"][name] for name in names)
+        candidates = [(sgd.get("tuned"), "SGD tuned"), (offline.get("fit"), "offline")]
+        best = max([c for c in candidates if c[0] is not None], default=(None, "none"))
+        beats = own.get("default") is not None and (
+            sgd.get("default") is None or own["default"] > sgd["default"])
+        wins += beats
+        to_best = None if None in (own.get("default"), best[0]) else best[0] - own["default"]
+        rows.append([problem, cell(own.get("default")), cell(sgd.get("default")),
+                     "yes" if beats else "no", cell(own.get("fit")), cell(sgd.get("fit")),
+                     cell(offline.get("fit")), f"{best[1]} {cell(best[0])}",
+                     cell(to_best, signed=True)])
+    header = ["problem", "default 1-pass", "SGD 1-pass", "beats SGD", "default fit()",
+              "SGD fit()", names[2], "best peer", "gap to it"]
+    return [f"Default: {names[0]}; SGD: {names[1]}. The default beats SGD after one pass on "
+            f"{wins} of {len(rows)} problems. Best peer: SGD tuned (one pass) or {names[2]}; "
+            "the gap is its score minus the default's one-pass score.", "",
+            *rst_table(header, rows)]
+
+
+def report(results, config, seconds):
+    """The whole report as reStructuredText lines."""
+    title = "Defaults against tuned"
+    lines = [title, "=" * len(title), "",
+             "Produced by ``python benchmarks/defaults.py --output doc/defaults_results.rst``. "
+             "Each learner's test score after one pass in order at its defaults and with its "
+             "grid value of the smallest progressive loss (see the script's docstring). Run: "
+             f"{config}; {seconds:.0f} s; python {platform.python_version()}, numpy "
+             f"{np.__version__}, scikit-learn {sklearn.__version__}, sklearn-sketchlearn "
+             f"{sklearn_sketchlearn.__version__}, {os.cpu_count()} cores."]
+    for task in ("classification", "regression"):
+        if any(result["task"] == task for result in results.values()):
+            heading = f"Summary, {task}"
+            lines += ["", heading, "-" * len(heading), "",
+                      "Gap (tuned minus default, one pass) of each learner over the problems:",
+                      "", *pairing_section(results, task), "", *defaults_section(results, task)]
+    for name, result in results.items():
+        lines += problem_section(name, result)
+    return lines
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="a smoke run in seconds")
+    parser.add_argument("--output", type=Path, help="also write the report to this file")
+    parser.add_argument("--problems", help="comma-separated problem names (default: all)")
+    parser.add_argument("--rules", help="comma-separated update rules (default: all)")
+    parser.add_argument("--max-rows", type=int, default=50_000,
+                        help="cap on the training and on the test rows")
+    parser.add_argument("--max-pass-seconds", type=float, default=10.0,
+                        help="skip a learner on a problem when one pass would take longer")
+    args = parser.parse_args(argv)
+    rules = args.rules.split(",") if args.rules else list(UPDATE_RULES)
+    if unknown := set(rules) - set(UPDATE_RULES):
+        parser.error(f"unknown rules {sorted(unknown)}; choose from {list(UPDATE_RULES)}")
+    names = args.problems or (QUICK["problems"] if args.quick else ",".join(problems()))
+    max_rows = min(args.max_rows, QUICK["max_rows"]) if args.quick else args.max_rows
+    start = time.perf_counter()
+    with warnings.catch_warnings():  # the peers on raw data do not converge: the scores show it
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        warnings.simplefilter("ignore", RuntimeWarning)
+        results = run(names.split(","), rules, QUICK["sketches"] if args.quick else SKETCHES,
+                      QUICK["grid_points"] if args.quick else None, max_rows,
+                      args.max_pass_seconds, partial(print, file=sys.stderr, flush=True))
+    config = (f"{'quick' if args.quick else 'full'}, rules {','.join(rules)}, at most "
+              f"{max_rows} rows, --max-pass-seconds {args.max_pass_seconds:g}")
+    text = "\n".join(report(results, config, time.perf_counter() - start)) + "\n"
+    print(text)
+    if args.output:
+        args.output.write_text(text)
+    return results
+
+
+if __name__ == "__main__":
+    main()

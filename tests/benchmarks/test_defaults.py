@@ -1,0 +1,121 @@
+"""The defaults benchmark runs end to end in its quick configuration, tunes by the
+progressive loss of the training pass (never the test set), splits every
+problem as documented, and skips the LIBSVM problems cleanly without their files."""
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.linear_model import SGDClassifier
+
+from sklearn_sketchlearn import SketchedOnlineClassifier
+from sklearn_sketchlearn.update_rules import UPDATE_RULES, SketchedOnlineNewton
+
+FOLDER = Path(__file__).resolve().parents[2] / "benchmarks"
+
+
+@pytest.fixture(scope="module")
+def defaults():
+    spec = importlib.util.spec_from_file_location("benchmark_defaults", FOLDER / "defaults.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def quick(defaults, tmp_path_factory):
+    output = tmp_path_factory.mktemp("defaults") / "results.rst"
+    return defaults.main(["--quick", "--output", str(output)]), output.read_text()
+
+
+def quick_data(defaults):
+    """The quick run's classification problem: SON's, capped at 300 rows."""
+    return tuple(part[:300] for part in defaults.ill_conditioned(10.0))
+
+
+def test_quick_run_reports_the_pairings_the_rules_accept(quick):
+    results, text = quick
+    assert set(results) == {"ill_conditioned_10", "diabetes_raw"}
+    assert "Summary, classification" in text and "Summary, regression" in text
+    for problem, result in results.items():
+        expected = {f"{name} + {sketch}" for name, rule in UPDATE_RULES.items()
+                    for sketch in ("fast_fd", None)
+                    if (rule._sketch_use == "optional" or (sketch is None) == (
+                        rule._sketch_use == "none"))
+                    and not (rule._classification_only and result["task"] == "regression")}
+        pairings = {name for name in result["rows"] if " + " in name}
+        assert pairings == expected, problem
+    son = results["ill_conditioned_10"]["rows"]["son + fast_fd"]
+    assert 0.0 <= son["stream_default"] <= 1.0 and "stream_default" not in (
+        results["diabetes_raw"]["rows"]["son + fast_fd"])
+
+
+def one_pass(model, X, y):
+    """Chunks of 100 in order: the progressive loss, or inf if the pass raised."""
+    try:
+        for begin in range(0, len(y), 100):
+            model.partial_fit(X[begin : begin + 100], y[begin : begin + 100], classes=[-1, 1])
+    except ValueError:
+        return np.inf
+    return model.progressive_loss_
+
+
+def test_tuned_value_is_the_argmin_of_the_training_progressive_loss(defaults, quick):
+    X, y, X_test, y_test = quick_data(defaults)
+    alphas = defaults.GRIDS["son"]["update_rule__alpha"][[0, -1]]  # --quick: the ends
+    losses, scores = {}, {}
+    for alpha in alphas:
+        model = SketchedOnlineClassifier(SketchedOnlineNewton(alpha=alpha), sketch="fast_fd",
+                                         random_state=0)
+        losses[f"alpha={alpha:g}"] = one_pass(model, X, y)
+        scores[f"alpha={alpha:g}"] = model.score(X_test, y_test) if np.isfinite(
+            losses[f"alpha={alpha:g}"]) else None
+    row = quick[0]["ill_conditioned_10"]["rows"]["son + fast_fd"]
+    assert row["losses"] == pytest.approx(losses)
+    best = min(losses, key=losses.get)
+    assert row["chosen"] == best and row["tuned"] == scores[best]
+
+
+def test_a_peer_is_tuned_by_its_chunks_predicted_before_they_are_learned(defaults, quick):
+    X, y, _, _ = quick_data(defaults)
+    row = quick[0]["ill_conditioned_10"]["rows"]["SGDClassifier()"]
+    for alpha in defaults.GRIDS["SGDClassifier"]["alpha"][[0, -1]]:
+        model, total = SGDClassifier(alpha=alpha, random_state=0), 0.0
+        for begin in range(0, len(y), 100):
+            chunk = slice(begin, begin + 100)
+            margins = y[chunk] * (model.decision_function(X[chunk]) if begin else 0.0)
+            total += np.maximum(0.0, 1.0 - margins).sum()  # SGDClassifier's hinge
+            model.partial_fit(X[chunk], y[chunk], classes=[-1, 1])
+        assert row["losses"][f"alpha={alpha:g}"] == pytest.approx(total / len(y))
+
+
+def test_every_problem_is_split_as_documented(defaults):
+    registry = defaults.problems()
+    tasks = [task for _, task, _ in registry.values()]
+    assert tasks.count("classification") >= 12 and tasks.count("regression") >= 4
+    for name, (loader, task, stream) in registry.items():
+        data = loader()
+        if data is None:  # a LIBSVM file of regression targets
+            continue
+        X_train, y_train, X_test, y_test = data
+        assert X_train.shape[1] == X_test.shape[1], name
+        assert (X_train.shape[0], X_test.shape[0]) == (len(y_train), len(y_test)), name
+        if name != "libsvm_a9a":  # which has its own test file
+            assert X_test.shape[0] / (len(y_train) + len(y_test)) == pytest.approx(0.3, abs=0.01)
+        if task == "classification":
+            assert set(np.unique(y_test)) <= set(np.unique(y_train)), name
+        if stream:  # in order: the last 30% is the test set
+            assert X_train.shape == (7000, 100) and X_test.shape == (3000, 100)
+    if "libsvm_a9a" in registry:
+        X_train, _, X_test, _ = registry["libsvm_a9a"][0]()
+        assert X_train.shape == (32561, 123) and X_test.shape == (16281, 123)
+
+
+def test_libsvm_problems_skip_cleanly_without_their_folder(defaults, monkeypatch, tmp_path,
+                                                           capsys):
+    monkeypatch.setenv("SKETCHLEARN_DATASETS", str(tmp_path))
+    assert not any(name.startswith("libsvm_") for name in defaults.problems())
+    results = defaults.main(["--quick", "--problems", "libsvm_a9a,iris_raw", "--rules", "ogd"])
+    assert set(results) == {"iris_raw"}
+    assert "libsvm_a9a: skipped" in capsys.readouterr().err
