@@ -370,12 +370,15 @@ def son_partial_fit(chunk, state, params, decisions):
         # Oja's rows are directions, not curvature: T would collapse them while
         # the units are young, so they keep adapting on their own
         moving = rows[:0] if kind == OJA else rows
-        if standardize_example(x, raw, scale, floats, weights, scaling, fit_intercept, moving,
-                               moving.shape[0] if kind == OJA else n_rows, gram, dense,
-                               curvature):
-            if kind == FREQUENT_DIRECTIONS:
-                fd_escaped_mass(gram, n_rows, floats)
+        sketch_moved = standardize_example(x, raw, scale, floats, weights, scaling,
+                                           fit_intercept, moving,
+                                           moving.shape[0] if kind == OJA else n_rows, gram,
+                                           dense, curvature)
+        if sketch_moved and kind == FREQUENT_DIRECTIONS:
+            fd_escaped_mass(gram, n_rows, floats)
+        if scaling == 2:  # the curvature totals may have moved with the units
             ridge = son_ridge(ridge_params, floats, n_features, n_directions)
+        if sketch_moved:
             refresh_after_rescale(kind, n_rows, gram, factor, ridge, cholesky, dense,
                                   curvature, floats[6])
         z, squared_norm = project_rows(rows, n_rows, x, weights, projected)

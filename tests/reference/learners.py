@@ -50,6 +50,16 @@ class DenseSketch:
         else:
             self.rows.append(ghat.copy())
 
+    def move(self, j, f, c, bias):
+        """Column ``j`` of the curvature vectors to new units, ``g_j <- f g_j + c g_b``
+        (``S T^T``). FD is not transported here: it replays its rows, and a
+        shrink of moved rows is not the moved shrink."""
+        assert self.kind != "fd", "FD's replay cannot follow moved units"
+        for row in self.rows:
+            row[j] = f * row[j] + c * row[bias]
+        if self.kind == "rp" and self.S is not None:
+            self.S[:, j] = f * self.S[:, j] + c * self.S[:, bias]
+
     def gram(self, d):
         if self.kind == "none" or self.t == 0:
             return np.zeros((d, d)), 0.0
@@ -81,9 +91,46 @@ def newton_curvature(loss, p, y):
     raise ValueError(f"{loss} has no curvature")
 
 
+class RunningUnits:
+    """SON's ``feature_scaling="standardize"`` written from its definition: the
+    running mean (with an intercept) and standard deviation of each feature,
+    the variance floored by the mean square over ``n``, and a move of a
+    feature's units when its scale changes by more than ``tolerance`` (25 %) or
+    its mean by more than ``tolerance`` of the scale."""
+
+    def __init__(self, D, center, tolerance=0.25):
+        self.n_features = D - 1 if center else D
+        self.center_on = center
+        self.sums = np.zeros((2, D))
+        self.scale, self.center = np.zeros(D), np.zeros(D)
+        self.tolerance, self.n = tolerance, 0
+
+    def observe(self, x):
+        """Count ``x``; return the moves ``(j, f, c)``, ``x'_j = f x_j + c``, and ``x``
+        in the (new) units."""
+        self.n += 1
+        moves, fed = [], x.copy()
+        for j in range(self.n_features):
+            if x[j] != 0:
+                self.sums[:, j] += (x[j] ** 2, x[j])
+            elif self.scale[j] == 0:
+                continue
+            mean = self.sums[1, j] / self.n if self.center_on else 0.0
+            mean_square = self.sums[0, j] / self.n
+            spread = np.sqrt(max(mean_square - mean**2, mean_square / self.n))
+            if self.scale[j] == 0:
+                self.scale[j], self.center[j] = spread, mean
+            elif (not 1 / (1 + self.tolerance) <= spread / self.scale[j] <= 1 + self.tolerance
+                  or abs(mean - self.center[j]) > self.tolerance * spread):
+                moves.append((j, self.scale[j] / spread, (self.center[j] - mean) / spread))
+                self.scale[j], self.center[j] = spread, mean
+            fed[j] = (x[j] - self.center[j]) / self.scale[j]
+        return moves, fed
+
+
 def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, power_t=0.5,
         fit_intercept=True, diagonal_scaling=False, epsilon=0.1, adaptive=False,
-        gauss_newton=False):
+        gauss_newton=False, standardize=False):
     """SON (Algorithm 1) with A = alpha_t I + S^T S solved densely.
 
     The papers' ridge is ``alpha_t = alpha + alpha0 (+ RFD's shift)``. With
@@ -93,6 +140,9 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
     g_hat^T S^T (alpha_{t-1} I + S S^T)^{-1} S g_hat`` (the sketch before the
     step), divided by ``max(min(d, t) - m, 1)``; the exact sketch's ridge is
     fixed by the first gradient. ``gauss_newton`` sketches ``sqrt(s l''(p)) x``.
+    ``standardize`` feeds :class:`RunningUnits`' units; at each move the weights
+    become ``T^{-T} u``, every curvature vector ``T g`` (the sketch with them),
+    the curvature seen their sum and the missed curvature keeps its share.
 
     Returns the final weights (intercept last) and the progressive predictions.
     """
@@ -103,6 +153,7 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
     scale = np.full(D, 0.1)
     predictions = np.empty(n)
     total, missed, n_sketched, exact_ridge = 0.0, 0.0, 0, None
+    units, ghats = RunningUnits(D, fit_intercept), []
     directions = {"none": 0, "exact": 0, "oja": sketch.V.shape[0] if sketch.V is not None
                   else 0, "rp": sketch.rank, "fd": sketch.rank}[sketch.kind]
 
@@ -121,6 +172,20 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
         raw = x.copy()
         if diagonal_scaling:
             x = x / np.sqrt(scale)
+        if standardize:
+            moves, x = units.observe(x)
+            bias = D - 1 if fit_intercept else 0
+            for j, f, c in moves:
+                c = c if fit_intercept else 0.0
+                u[j] /= f
+                u[bias] -= c * u[j] if fit_intercept else 0.0
+                for g in ghats:
+                    g[j] = f * g[j] + c * g[bias]
+                sketch.move(j, f, c, bias)
+            if moves and total > 0:
+                moved_total = sum(g @ g for g in ghats)
+                missed *= moved_total / total
+                total = moved_total
         gram, shift = sketch.gram(D)
         ridge = ridge_of(shift)
         z = u @ x
@@ -152,6 +217,7 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
                 missed += max(mass - captured, 0.0)
             total += mass
             n_sketched += 1
+        ghats.append(ghat.copy())
         sketch.add(ghat)
         gram, shift = sketch.gram(D)
         if adaptive and sketch.kind == "fd" and not sketch.regularized:
@@ -165,6 +231,13 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
             scale = scale + (slope * raw) ** 2
     if diagonal_scaling:
         u = u / np.sqrt(scale)
+    if standardize:  # u^T ((x - center) / scale) + u_b in the original units
+        n_features = units.n_features
+        scales = units.scale[:n_features]
+        coef = np.divide(u[:n_features], scales, out=np.zeros(n_features), where=scales > 0)
+        u = np.append(coef, u[n_features:])
+        if fit_intercept:
+            u[-1] -= coef @ units.center[:n_features]
     return u, predictions
 
 
