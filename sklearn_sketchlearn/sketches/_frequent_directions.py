@@ -93,7 +93,6 @@ class FrequentDirections(BaseSketch):
         **BaseSketch._parameter_constraints,
         "fast": ["boolean"],
     }
-    _merge_params = ("sketch_size", "fast")
 
     def __init__(self, sketch_size=10, *, fast=False):
         self.sketch_size = sketch_size
@@ -129,8 +128,8 @@ class FrequentDirections(BaseSketch):
         Parameters
         ----------
         other : FrequentDirections
-            A fitted sketch with the same ``sketch_size``, ``fast`` and number
-            of features. It is not modified.
+            A fitted sketch with the same ``sketch_size``, ``fast`` and
+            features (number and names). It is not modified.
 
         Returns
         -------
@@ -256,8 +255,9 @@ class RegularizedFrequentDirections(FrequentDirections):
         Parameters
         ----------
         other : RegularizedFrequentDirections
-            A fitted sketch with the same ``sketch_size``, ``fast`` and number
-            of features. It is not modified.
+            A fitted sketch with the same ``sketch_size``, ``alpha0``, ``fast``
+            and features (number and names). It is not modified: its
+            ``alpha0`` is counted once, as the ridge of the union.
 
         Returns
         -------
