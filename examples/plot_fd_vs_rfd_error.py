@@ -11,7 +11,10 @@ error
 of Frequent Directions (:math:`\\hat G = B^\\top B`) and Regularized FD
 (:math:`\\hat G = B^\\top B + (\\alpha - \\alpha_0) I`) against the sketch size,
 next to FD's guarantee :math:`\\min_k \\|A - A_k\\|_F^2 / (m - k)`. RFD
-re-centres FD's one-sided error by half the total shrink and halves it.
+re-centres FD's one-sided error by half the total shrink, which halves the
+bound. On these data it halves the error too, because one direction takes the
+whole shrink at every step; where the shrink spreads over many directions
+(isotropic data) the ridge overshoots and RFD's error can exceed FD's.
 
 The data are scikit-learn's digits (the row-by-row and the fast, doubling,
 variants) and a9a (the fast variants: the row-by-row ones take an

@@ -108,7 +108,7 @@ def main():
     X = X.astype(np.float64)
     print(f"sklearn-sketchlearn demo: digits, {X.shape[0]} rows x {X.shape[1]} features\n")
     print("1. Relative spectral error ||A^T A - G_hat||_2 / ||A^T A||_2 of a sketch of size m")
-    print("   (RFD paper, Fig. 1: RFD halves FD's error)")
+    print("   (RFD paper, Fig. 1: here RFD halves FD's error)")
     print_sketch_table(X)
     print("\n2. Frequent Directions is mergeable: sketch two halves on two machines")
     print_merge(X)

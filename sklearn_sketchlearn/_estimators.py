@@ -300,7 +300,12 @@ class _BaseSketchedOnline(BaseEstimator):
     def _progress_terms(self, decisions, labels, sample_weight):
         """``[weight, weighted loss, weighted mistakes]`` of a block's predictions."""
         losses, mistakes = self._progressive_terms(decisions, labels)
-        return np.array([sample_weight.sum(), sample_weight @ losses, sample_weight @ mistakes])
+        # The same pairwise summation for the weights and the weighted mistakes
+        # (0 or 1 times each weight, exactly), so the mistakes never outweigh
+        # the weights: a dot product rounds differently, and an error rate of
+        # 1 + 2e-16 came out of weights from 1e-3 to 1e7 that all erred.
+        return np.array([sample_weight.sum(), (sample_weight * losses).sum(),
+                         (sample_weight * mistakes).sum()])
 
     def _record_progress(self, sums):
         """Add a pass's progressive sums to the counters; return its mean loss."""

@@ -9,7 +9,7 @@ from sklearn_sketchlearn import _demo
 def test_demo_runs(capsys):
     _demo.main()
     out = capsys.readouterr().out
-    for heading in ("RFD halves FD's error", "two halves merged", "SGDClassifier",
+    for heading in ("here RFD halves FD's error", "two halves merged", "SGDClassifier",
                     "SDROGD", "condition number"):
         assert heading in out
 

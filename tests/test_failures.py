@@ -276,3 +276,19 @@ def test_the_divergence_threshold_follows_the_scale_of_the_targets(stream):
     large = clone(model).fit(X, y * 1e15)
     np.testing.assert_allclose(large.coef_, unit.coef_ * 1e15, rtol=1e-12)
     assert np.abs(large.predict(X)).max() > 1e14
+
+
+# -- counters -----------------------------------------------------------------
+
+
+def test_an_error_rate_never_exceeds_one():
+    # every prediction is 0 (zero rows, no intercept), a mistake on class 1; a
+    # dot product of these weights with the mistakes rounded above their sum
+    weights = np.array([1244.502, 806897.807, 1462.97, 1.488, 34.822, 998460.022, 7790.603,
+                        35469418.593, 11.573, 1198.744])
+    assert weights @ np.ones(10) > weights.sum()  # the rounding the counters met
+    model = SketchedOnlineClassifier("ogd", fit_intercept=False)
+    model.partial_fit(np.zeros((10, 2)), np.ones(10), classes=[0, 1], sample_weight=weights)
+    assert model.progressive_error_ == 1.0
+    model.partial_fit(np.zeros((10, 2)), np.ones(10), sample_weight=weights[::-1])
+    assert model.progressive_error_ == 1.0

@@ -23,10 +23,17 @@ stated once:
   of raising, which also removes a branch from every division.
 * ``cache=True``: compiled machine code is written next to the sources so that a
   second process starts training without compiling. Set the environment
-  variable ``SKLEARN_SKETCHLEARN_NUMBA_CACHE=0`` to turn caching off.
+  variable ``SKLEARN_SKETCHLEARN_NUMBA_CACHE=0`` to turn caching off. Where
+  the cache goes follows numba: ``NUMBA_CACHE_DIR`` if set, else the package's
+  ``__pycache__`` folders, else the user's cache folder (``$XDG_CACHE_HOME``
+  or ``~/.cache``). When none of them is writable (a read-only installation
+  run by a user without a home), numba would refuse to decorate the kernels
+  and the import would fail; the kernels are then compiled without a cache,
+  once per process, with one warning.
 """
 
 import os
+import warnings
 
 import numba
 
@@ -47,7 +54,22 @@ def jit(function=None, *, strict=False):
     per instruction, so such a helper stays exact when inlined into a
     fastmath caller.
     """
-    options = {**NUMBA_OPTIONS, "fastmath": False} if strict else NUMBA_OPTIONS
     if function is None:
-        return numba.njit(**options)
-    return numba.njit(**options)(function)
+        return lambda function: jit(function, strict=strict)
+    options = {**NUMBA_OPTIONS, "fastmath": False} if strict else NUMBA_OPTIONS
+    if options["cache"]:
+        try:
+            return numba.njit(**options)(function)
+        except RuntimeError as error:
+            # numba raises this at decoration when no cache folder is writable
+            if "no locator available" not in str(error):
+                raise
+        NUMBA_OPTIONS["cache"] = False  # the next kernels need not try again
+        warnings.warn(
+            "sklearn_sketchlearn: no writable folder for numba's cache (NUMBA_CACHE_DIR, "
+            "the package's __pycache__ or the user's cache folder); every process compiles "
+            "the kernels again. Set NUMBA_CACHE_DIR to a writable folder to cache them.",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+    return numba.njit(**{**options, "cache": False})(function)

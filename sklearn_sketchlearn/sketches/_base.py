@@ -265,10 +265,12 @@ class BaseSketch(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
     def _n_features_out(self):
         return self._n_directions
 
-    # Parameters two sketches must share to be merged.
-    _merge_params = ("sketch_size",)
+    # Parameters two merging sketches may differ in; every other one changes
+    # what the state means (a size, a buffer layout, RFD's initial ridge).
+    _merge_free_params = ()
 
     def _check_mergeable(self, other):
+        """Raise unless ``other`` sketches the same features in the same way."""
         check_is_fitted(self)
         check_is_fitted(other)
         if type(other) is not type(self):
@@ -276,16 +278,26 @@ class BaseSketch(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
                 f"Can only merge a fitted {type(self).__name__} into another, "
                 f"got {type(other).__name__}."
             )
-        for name in self._merge_params:
-            if getattr(other, name) != getattr(self, name):
+        mine, theirs = self.get_params(deep=False), other.get_params(deep=False)
+        for name in sorted(set(mine) - set(self._merge_free_params)):
+            if theirs[name] != mine[name]:
                 raise ValueError(
                     f"Cannot merge sketches with different {name}: "
-                    f"{getattr(self, name)!r} and {getattr(other, name)!r}."
+                    f"{mine[name]!r} and {theirs[name]!r}."
                 )
         if other.n_features_in_ != self.n_features_in_:
             raise ValueError(
                 f"Cannot merge sketches of {self.n_features_in_} and "
                 f"{other.n_features_in_} features."
+            )
+        names = [getattr(sketch, "feature_names_in_", None) for sketch in (self, other)]
+        if any(value is not None for value in names) and not (
+            all(value is not None for value in names) and np.array_equal(*names)
+        ):
+            described = [None if value is None else value.tolist() for value in names]
+            raise ValueError(
+                "Cannot merge sketches fitted on differently named features "
+                f"(None: fitted without names): {described[0]!r} and {described[1]!r}."
             )
 
     def __sklearn_tags__(self):

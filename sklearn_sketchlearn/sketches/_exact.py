@@ -43,7 +43,6 @@ class ExactSketch(BaseSketch):
     """
 
     _parameter_constraints: dict = {}
-    _merge_params = ()
 
     def __init__(self):
         pass
@@ -93,8 +92,8 @@ class ExactSketch(BaseSketch):
         Parameters
         ----------
         other : ExactSketch
-            A fitted sketch with the same number of features. It is not
-            modified.
+            A fitted sketch with the same features (number and names). It is
+            not modified.
 
         Returns
         -------

@@ -57,7 +57,7 @@ class FrequentDirections(BaseSketch):
 
     See Also
     --------
-    RegularizedFrequentDirections : FD with an adaptive ridge and half the error.
+    RegularizedFrequentDirections : FD with an adaptive ridge and half the error bound.
     sklearn.decomposition.IncrementalPCA : Exact but centred, O(d^2) memory.
 
     Notes
@@ -93,7 +93,6 @@ class FrequentDirections(BaseSketch):
         **BaseSketch._parameter_constraints,
         "fast": ["boolean"],
     }
-    _merge_params = ("sketch_size", "fast")
 
     def __init__(self, sketch_size=10, *, fast=False):
         self.sketch_size = sketch_size
@@ -129,8 +128,8 @@ class FrequentDirections(BaseSketch):
         Parameters
         ----------
         other : FrequentDirections
-            A fitted sketch with the same ``sketch_size``, ``fast`` and number
-            of features. It is not modified.
+            A fitted sketch with the same ``sketch_size``, ``fast`` and
+            features (number and names). It is not modified.
 
         Returns
         -------
@@ -161,10 +160,16 @@ class RegularizedFrequentDirections(FrequentDirections):
     is exactly that of :class:`FrequentDirections`, and every shrink by
     ``delta`` also sets ``alpha_ <- alpha_ + delta / 2`` (Luo et al., 2017,
     Algorithms 3 and 4). Since FD gives ``0 <= A^T A - B^T B <= shrinkage_ I``,
-    re-centring by half the shrink halves the spectral error: for every
-    ``k < sketch_size``
+    re-centring by half the shrink halves the bound on the spectral error: for
+    every ``k < sketch_size``
 
     ``||alpha0 I + A^T A - alpha_ I - B^T B||_2 <= ||A - A_k||_F^2 / (2 (sketch_size - k))``.
+
+    The error itself is half of FD's only when one direction takes the whole
+    shrink at every step (the largest eigenvalue of ``A^T A - B^T B`` is
+    ``shrinkage_``), as on data whose low-variance directions stay below the
+    sketch; where the shrink spreads over many directions the ridge
+    overshoots them and RFD's error can exceed FD's (see the user guide).
 
     The pair ``(B, alpha_)`` is the spectral-norm-optimal rank-(m-1)-plus-ridge
     approximation at each step (Theorem 2 of the paper).
@@ -256,8 +261,9 @@ class RegularizedFrequentDirections(FrequentDirections):
         Parameters
         ----------
         other : RegularizedFrequentDirections
-            A fitted sketch with the same ``sketch_size``, ``fast`` and number
-            of features. It is not modified.
+            A fitted sketch with the same ``sketch_size``, ``alpha0``, ``fast``
+            and features (number and names). It is not modified: its
+            ``alpha0`` is counted once, as the ridge of the union.
 
         Returns
         -------

@@ -62,7 +62,17 @@ class OjaSketch(BaseSketch):
     -----
     The directions are kept factored, ``V = F Z`` (SON's Algorithm 5): each
     row costs O(m d + m^3) instead of the O(m^2 d) of Gram-Schmidt on ``V``.
-    Oja's algorithm is order-dependent and not mergeable.
+
+    Oja's algorithm is order-dependent and the sketch is not mergeable
+    (:meth:`merge` raises): ``V`` is the end point of a stochastic power
+    iteration driven by the rows in their order, and ``Lambda`` a running
+    average of ``(V a)^2`` measured along the directions of each moment. Two
+    sketches of different streams hold two such iterations, and nothing
+    computed from their ``(V, Lambda, t)`` is the sketch Oja's algorithm
+    reaches on the union, nor carries a guarantee about it (there is none to
+    keep, unlike Frequent Directions' bound or a random projection's
+    unbiasedness). Sketch shards with :class:`FrequentDirections` to merge
+    them.
 
     References
     ----------
@@ -132,3 +142,23 @@ class OjaSketch(BaseSketch):
         state = self._state
         scale = np.sqrt(state["counts"][0] * state["eigenvalues"])
         return scale[:, np.newaxis] * (state["factor"] @ state["rows"]), 0.0
+
+    def merge(self, other):
+        """Refuse to merge: Oja's sketch of two streams is not a function of theirs.
+
+        Parameters
+        ----------
+        other : OjaSketch
+            Another sketch.
+
+        Raises
+        ------
+        TypeError
+            Always; see the Notes of :class:`OjaSketch`.
+        """
+        raise TypeError(
+            "OjaSketch is not mergeable: its directions and eigenvalues are running "
+            "stochastic averages that depend on the order of the rows, and two sketches "
+            "of different streams do not combine into the sketch of their union. Use "
+            "FrequentDirections (or RandomProjectionSketch, ExactSketch) to merge shards."
+        )

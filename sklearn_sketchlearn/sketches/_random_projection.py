@@ -77,6 +77,7 @@ class RandomProjectionSketch(BaseSketch):
         **BaseSketch._parameter_constraints,
         "random_state": ["random_state"],
     }
+    _merge_free_params = ("random_state",)  # the seeds drawn must differ: merge checks
 
     def __init__(self, sketch_size=10, *, random_state=None):
         self.sketch_size = sketch_size
@@ -108,8 +109,8 @@ class RandomProjectionSketch(BaseSketch):
         Parameters
         ----------
         other : RandomProjectionSketch
-            A fitted sketch with the same ``sketch_size`` and number of
-            features, drawn from a different seed. It is not modified.
+            A fitted sketch with the same ``sketch_size`` and features (number
+            and names), drawn from a different seed. It is not modified.
 
         Returns
         -------

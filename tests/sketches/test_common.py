@@ -185,3 +185,71 @@ def test_oja_needs_as_many_features_as_directions():
     with pytest.raises(ValueError, match="n_features=5"):
         oja.fit(make_stream("gaussian", n_features=5))
     assert not hasattr(oja, "n_features_in_")
+
+
+# -- merging --------------------------------------------------------------------
+
+MERGEABLE = [sketch for sketch in SKETCHES if not isinstance(sketch, OjaSketch)]
+
+
+def shard(sketch, seed):
+    """A fresh copy of ``sketch`` for one shard (random projections need their
+    own seed to merge)."""
+    sketch = clone(sketch)
+    if "random_state" in sketch.get_params():
+        sketch.set_params(random_state=seed)
+    return sketch
+
+
+@pytest.mark.parametrize("sketch", MERGEABLE, ids=ids)
+def test_merge_refuses_differently_named_features(sketch, stream):
+    pd = pytest.importorskip("pandas")
+    columns = [f"x{j}" for j in range(stream.shape[1])]
+    left, right = stream[:20], stream[20:]
+    named = shard(sketch, 0).fit(pd.DataFrame(left, columns=columns))
+    before = pickle.dumps(named)
+    swapped = [columns[1], columns[0], *columns[2:]]
+    for other in (pd.DataFrame(right, columns=swapped), right):
+        with pytest.raises(ValueError, match="differently named features"):
+            named.merge(shard(sketch, 1).fit(other))
+        assert pickle.dumps(named) == before
+    with pytest.raises(ValueError, match="differently named features"):
+        shard(sketch, 1).fit(right).merge(named)
+    # the same names merge as the same arrays do
+    named.merge(shard(sketch, 1).fit(pd.DataFrame(right, columns=columns)))
+    plain = shard(sketch, 0).fit(left).merge(shard(sketch, 1).fit(right))
+    np.testing.assert_array_equal(named.get_gram(), plain.get_gram())
+    np.testing.assert_array_equal(named.feature_names_in_, columns)
+
+
+MISMATCHES = [
+    (FrequentDirections(5), "sketch_size", 6),
+    (FrequentDirections(5), "fast", True),
+    (RegularizedFrequentDirections(5, alpha0=1.0), "alpha0", 100.0),
+    (RegularizedFrequentDirections(5, alpha0=1.0), "sketch_size", 4),
+    (RegularizedFrequentDirections(5, alpha0=1.0), "fast", True),
+    (RandomProjectionSketch(5, random_state=0), "sketch_size", 6),
+]
+
+
+@pytest.mark.parametrize("sketch, name, value", MISMATCHES,
+                         ids=[f"{type(s).__name__}-{n}" for s, n, _ in MISMATCHES])
+def test_merge_refuses_a_different_hyperparameter(sketch, name, value, stream):
+    # RFD's alpha_ is alpha0 + shrinkage_ / 2: merging alpha0=1 and alpha0=100
+    # used to keep one of them silently
+    fitted = shard(sketch, 0).fit(stream[:20])
+    before = pickle.dumps(fitted)
+    other = shard(sketch, 1).set_params(**{name: value}).fit(stream[20:])
+    with pytest.raises(ValueError, match=f"different {name}"):
+        fitted.merge(other)
+    assert pickle.dumps(fitted) == before
+    with pytest.raises(ValueError, match=f"different {name}"):
+        other.merge(fitted)
+
+
+def test_oja_refuses_to_merge(stream):
+    left = OjaSketch(3, random_state=0).fit(stream[:20])
+    before = pickle.dumps(left)
+    with pytest.raises(TypeError, match="OjaSketch is not mergeable.*order of the rows"):
+        left.merge(OjaSketch(3, random_state=1).fit(stream[20:]))
+    assert pickle.dumps(left) == before

@@ -105,6 +105,34 @@ def test_rfd_error_below_fd_on_a9a(a9a):
         assert error_rfd <= 0.6 * error_fd
 
 
+def isotropic(n_samples, n_features):
+    return np.random.default_rng(0).standard_normal((n_samples, n_features))
+
+
+@pytest.mark.parametrize("data", ["digits", "isotropic"])
+@pytest.mark.parametrize("m", [10, 20])
+def test_rfd_error_follows_the_extreme_eigenvalues_of_fds(digits, data, m):
+    # RFD's error is max(e_max - shrink/2, shrink/2 - e_min) for the extreme
+    # eigenvalues of FD's error A^T A - B^T B, FD's is e_max: half of it only
+    # when one direction takes the whole shrink (e_max = shrinkage_, digits);
+    # on isotropic data the shrink spreads, the ridge overshoots and RFD is worse
+    A = digits if data == "digits" else isotropic(2000, 200)
+    G = A.T @ A
+    fd = FrequentDirections(m, fast=True).fit(A)
+    rfd = RegularizedFrequentDirections(m, fast=True).fit(A)
+    e_min, e_max = np.linalg.eigvalsh(G - fd.components_.T @ fd.components_)[[0, -1]]
+    half = fd.shrinkage_ / 2
+    error_rfd = np.linalg.norm(G - rfd.get_gram(), 2)
+    np.testing.assert_allclose(error_rfd, max(e_max - half, half - e_min), rtol=1e-9)
+    ratio = error_rfd / np.linalg.norm(G - fd.get_gram(), 2)
+    if data == "digits":
+        assert e_max == pytest.approx(fd.shrinkage_, rel=2e-3)
+        assert ratio == pytest.approx(0.5, abs=1e-3)
+    else:
+        assert e_max < 0.3 * fd.shrinkage_
+        assert ratio > 1.5  # measured 3.7 (m = 10) and 1.7 (m = 20)
+
+
 @pytest.mark.parametrize("fast", [False, True])
 @pytest.mark.parametrize("m", [3, 6])
 def test_low_rank_stream_is_kept_exactly(fast, m):
