@@ -292,3 +292,23 @@ def test_an_error_rate_never_exceeds_one():
     assert model.progressive_error_ == 1.0
     model.partial_fit(np.zeros((10, 2)), np.ones(10), sample_weight=weights[::-1])
     assert model.progressive_error_ == 1.0
+
+
+@pytest.mark.parametrize("sketch", list(SKETCHES) + [None])
+def test_an_all_zero_first_row_is_no_curvature(sketch):
+    # Gauss-Newton's l'' is not 0 on a zero row: counted as curvature seen, it
+    # left SON with a zero ridge and a NaN step (found by the property suite)
+    X = np.r_[np.zeros((1, 3)), np.random.default_rng(0).standard_normal((5, 3))]
+    model = SketchedOnlineClassifier(sketch=sketch, fit_intercept=False, random_state=0)
+    model.partial_fit(X, [1, 0, 1, 0, 1, 1], classes=[0, 1])
+    assert np.isfinite(model.coef_).all() and model.t_ == 7
+
+
+def test_units_that_move_before_any_curvature_factor_nothing():
+    # targets inside the epsilon zone: no gradient, no curvature, a ridge of 0,
+    # while the units move (found by the property suite)
+    X = np.random.default_rng(0).standard_normal((5, 3))
+    model = SketchedOnlineRegressor(sketch="rp", loss="epsilon_insensitive", random_state=0)
+    model.partial_fit(X, np.zeros(5))
+    assert np.isfinite(model._state["cholesky"]).all()
+    np.testing.assert_array_equal(model.predict(X), 0.0)

@@ -294,12 +294,13 @@ def refresh_after_rescale(kind, n_rows, gram, factor, ridge, cholesky, dense, cu
                           exact_ridge):
     """Refactor what depends on the sketch after its columns moved: the
     Cholesky factor of ``ridge I + S S^T`` (FD, RP) or the exact sketch's
-    ``A = exact_ridge I + curvature``."""
+    ``A = exact_ridge I + curvature``. Before any curvature the ridge is 0 and
+    the sketch empty: there is nothing to factor."""
     if kind == EXACT:
         for k in range(curvature.shape[0]):
             curvature[k, k] += exact_ridge
         cholesky_factor(curvature, curvature.shape[0], dense)
-    else:
+    elif ridge > 0.0:
         factor_with_ridge(gram, n_rows, ridge, cholesky)
 
 
@@ -424,6 +425,8 @@ def son_partial_fit(chunk, state, params, decisions):
         else:
             eta = eta0 * t ** (-power_t) if eta0 > 0.0 else 0.0
             c = np.sqrt(sigma * weight + eta * weight * weight) * derivative
+        if squared_norm == 0.0:
+            c = 0.0  # an all-zero row carries no curvature (and would count as some)
         if c != 0.0:
             mass = c * c * squared_norm
             if kind == EXACT and adaptive and floats[3] == 0.0:
