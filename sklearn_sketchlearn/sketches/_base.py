@@ -95,12 +95,33 @@ class BaseSketch(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
 
     def _stream(self, X, *, first_call):
         X_checked = validate_chunk(self, X, first_call=first_call)
-        if first_call:
-            self._check_n_features(X_checked.shape[1])
-            record_features(self, X)
-            self._state = self._kernel_state(X_checked.shape[1], self._random_state())
-            self.n_samples_seen_ = 0
-        self._update(X_checked)
+        # all or nothing: a chunk that overflows the sketch leaves it as it was
+        saved = dict(self.__dict__)
+        if not first_call:
+            saved["_state"] = {key: value.copy() for key, value in self._state.items()}
+        try:
+            if first_call:
+                self._check_n_features(X_checked.shape[1])
+                record_features(self, X)
+                self._state = self._kernel_state(X_checked.shape[1], self._random_state())
+                self.n_samples_seen_ = 0
+            self._update(X_checked)
+            finite = all(np.isfinite(value).all() for value in self._state.values()
+                         if value.dtype.kind == "f")
+        except np.linalg.LinAlgError:  # an eigensolver met the overflow
+            finite = False
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(saved)
+            raise
+        if not finite:
+            self.__dict__.clear()
+            self.__dict__.update(saved)
+            raise ValueError(
+                f"{type(self).__name__} overflowed on this chunk (its state is no longer "
+                "finite); the sketch is left as it was before the call. Scale the input "
+                "(StandardScaler)."
+            )
         self.n_samples_seen_ += X_checked.shape[0]
         return self
 

@@ -253,3 +253,20 @@ def test_oja_refuses_to_merge(stream):
     with pytest.raises(TypeError, match="OjaSketch is not mergeable.*order of the rows"):
         left.merge(OjaSketch(3, random_state=1).fit(stream[20:]))
     assert pickle.dumps(left) == before
+
+
+@pytest.mark.parametrize("make", [
+    lambda: FrequentDirections(3), lambda: FrequentDirections(3, fast=True),
+    lambda: RegularizedFrequentDirections(3, fast=True), lambda: OjaSketch(3, random_state=0),
+    lambda: RandomProjectionSketch(3, random_state=0), lambda: ExactSketch()])
+def test_a_chunk_that_overflows_raises_and_changes_nothing_or_stays_finite(make):
+    X = np.random.default_rng(0).standard_normal((40, 6))
+    sketch = make().fit(X[:20])
+    before = pickle.dumps(sketch)
+    try:
+        sketch.partial_fit(X[20:] * 1e200)
+    except ValueError as error:
+        assert "overflowed" in str(error)
+        assert pickle.dumps(sketch) == before
+    else:  # random projections keep S (~1e200), not S^T S
+        assert all(np.isfinite(value).all() for value in sketch._state.values())
