@@ -68,8 +68,7 @@ def first_order_partial_fit(chunk, state, params, decisions):
             load_example(row, X, data, indices, indptr, is_sparse, fit_intercept, x)
             if normalized:
                 for j in range(n_weights):
-                    if x[j] != 0.0:
-                        norm[0] += normalize_coordinate(j, x[j], weights, scale)
+                    norm[0] += normalize_coordinate(j, x[j], weights, scale)
             prediction = dot(weights, x)
         if not np.isfinite(prediction):
             return i
@@ -92,16 +91,15 @@ def first_order_partial_fit(chunk, state, params, decisions):
             axpy(-step * slope, x, weights)
         else:
             for j in range(n_weights):
-                if x[j] != 0.0:
-                    update_coordinate(j, slope * x[j], weights, gradient_sum, squared_sum,
-                                      scale, adaptive, dual, normalized, eta0, delta, step)
+                update_coordinate(j, slope * x[j], weights, gradient_sum, squared_sum, scale,
+                                  adaptive, dual, normalized, eta0, delta, step)
     return order.shape[0]
 
 
 @jit
 def normalize_coordinate(j, value, weights, scale):
-    """NG's scale update of a feature seen with ``value != 0``; returns its
-    share ``(value / s_j)^2`` of ``N`` (0 for a stored zero of a CSR row)."""
+    """NG's scale update of feature ``j`` seen with ``value``; returns its
+    share ``(value / s_j)^2`` of ``N`` (0 for a zero, which has no scale yet)."""
     magnitude = abs(value)
     if magnitude == 0.0:
         return 0.0
@@ -118,7 +116,7 @@ def update_coordinate(j, gradient, weights, gradient_sum, squared_sum, scale, ad
                       normalized, eta0, delta, step):
     """Coordinate ``j`` of one OGD (step ``step``) or diagonal AdaGrad update."""
     if gradient == 0.0:
-        return  # nothing moves (a stored zero of a CSR row has no NG scale yet)
+        return  # nothing moves (and a zero feature may have no NG scale yet)
     if not adaptive:
         if normalized:
             weights[j] -= step * gradient / (scale[j] * scale[j])

@@ -76,6 +76,15 @@ def factor_with_ridge(gram, n, ridge, cholesky):
 
 
 @jit
+def prediction_limit(bound, target_bound, largest_target):
+    """The bound ``C`` on ``|prediction|``: ``bound``, or at most ``target_bound``
+    times the largest ``|y|`` learned when ``target_bound > 0`` (and one was)."""
+    if target_bound > 0.0 and largest_target > 0.0:
+        return min(bound, target_bound * largest_target)
+    return bound
+
+
+@jit
 def project_rows(rows, n_rows, x, weights, projected):
     """``projected[:n_rows] = rows[:n_rows] x``; returns ``(w^T x, x^T x)``."""
     z = 0.0
@@ -184,9 +193,9 @@ def standardize_example(x, raw, scale, floats, weights, scaling, center, rows, n
     feature) and standard deviation over the ``n_seen = floats[5]`` examples
     so far (in use: ``scale[3]`` and ``scale[0]``, whose inverse is ``scale[6]``;
     sums of ``x`` and ``x^2``: ``scale[2]`` and ``scale[1]``), as a
-    StandardScaler would: in such units
-    every feature has the same mean square, which is what an isotropic ridge assumes, and the
-    learner sees the same numbers whatever the units of each feature.
+    StandardScaler would: in such units every feature has the same mean
+    square, which is what an isotropic ridge assumes, and the learner sees the
+    same numbers whatever the units of each feature.
 
     A move of a feature's units is an affine map of the coordinates, ``x'_j =
     f x_j + c x_b`` (``x_b = 1`` the intercept), and the learner's state moves
@@ -211,7 +220,7 @@ def standardize_example(x, raw, scale, floats, weights, scaling, center, rows, n
     n_features = bias if center else x.shape[0]
     if center:
         scale[0, bias] = 1.0  # the intercept keeps its units
-    moved = False
+    moved = curvature_ready = False
     inverse_n = 1.0 / n_seen
     tolerance = (1.0 + RESCALE_TOLERANCE) ** 2
     for j in range(n_features):
@@ -235,9 +244,10 @@ def standardize_example(x, raw, scale, floats, weights, scaling, center, rows, n
         elif (variance > tolerance * squared_scale or variance * tolerance < squared_scale
               or (mean - old_mean) ** 2 > RESCALE_TOLERANCE ** 2 * variance):
             spread = np.sqrt(variance)
-            move_units(j, old_scale / spread, (old_mean - mean) / spread, bias, center, weights,
-                       scale, floats, rows, n_rows, gram, dense, curvature, moved)
-            moved = moved or n_rows > 0 or (dense.shape[0] > 0 and dense[0, 0] != 0.0)
+            curvature_ready = move_units(j, old_scale / spread, (old_mean - mean) / spread,
+                                         bias, center, weights, scale, floats, rows, n_rows,
+                                         gram, dense, curvature, curvature_ready)
+            moved = moved or n_rows > 0 or curvature_ready
             scale[0, j], scale[3, j], scale[6, j] = spread, mean, 1.0 / spread
         x[j] = (value - scale[3, j]) * scale[6, j]
     return moved
@@ -254,10 +264,11 @@ def fd_escaped_mass(gram, n_rows, floats):
 
 @jit
 def move_units(j, f, c, bias, center, weights, scale, floats, rows, n_rows, gram, dense,
-               curvature, started):
+               curvature, curvature_ready):
     """Move the state to feature ``j``'s new units ``x'_j = f x_j + c x_b`` (see
-    :func:`standardize_example`); ``started`` says whether ``curvature`` already
-    holds the exact sketch's moved ``A - ridge I`` for this example."""
+    :func:`standardize_example`). ``curvature_ready`` says whether ``curvature``
+    already holds the exact sketch's moved ``A - ridge I`` for this example;
+    returns it after this move (True once the exact sketch has started)."""
     weights[j] /= f
     if center:
         weights[bias] -= c * weights[j]
@@ -278,15 +289,17 @@ def move_units(j, f, c, bias, center, weights, scale, floats, rows, n_rows, gram
             gram[a, b] += shift_a * rows[b, j] + rows[a, j] * shift_b + shift_a * shift_b
     for a in range(rows.shape[0]):
         rows[a, j] = f * rows[a, j] + c * rows[a, bias]
-    if dense.shape[0] > 0 and dense[0, 0] != 0.0:  # the exact sketch has started
-        if not started:
-            curvature[:] = dense @ dense.T
-            for k in range(bias + 1):
-                curvature[k, k] -= floats[6]
+    if dense.shape[0] == 0 or dense[0, 0] == 0.0:
+        return False  # no exact sketch, or not started
+    if not curvature_ready:
+        curvature[:] = dense @ dense.T
         for k in range(bias + 1):
-            curvature[j, k] = f * curvature[j, k] + c * curvature[bias, k]
-        for k in range(bias + 1):
-            curvature[k, j] = f * curvature[k, j] + c * curvature[k, bias]
+            curvature[k, k] -= floats[6]
+    for k in range(bias + 1):
+        curvature[j, k] = f * curvature[j, k] + c * curvature[bias, k]
+    for k in range(bias + 1):
+        curvature[k, j] = f * curvature[k, j] + c * curvature[k, bias]
+    return True
 
 
 @jit
@@ -372,9 +385,8 @@ def son_partial_fit(chunk, state, params, decisions):
         # the units are young, so they keep adapting on their own
         moving = rows[:0] if kind == OJA else rows
         sketch_moved = standardize_example(x, raw, scale, floats, weights, scaling,
-                                           fit_intercept, moving,
-                                           moving.shape[0] if kind == OJA else n_rows, gram,
-                                           dense, curvature)
+                                           fit_intercept, moving, min(n_rows, moving.shape[0]),
+                                           gram, dense, curvature)
         if sketch_moved and kind == FREQUENT_DIRECTIONS:
             fd_escaped_mass(gram, n_rows, floats)
         if scaling == 2:  # the curvature totals may have moved with the units
@@ -387,9 +399,7 @@ def son_partial_fit(chunk, state, params, decisions):
         # Projection step (Lemma 1): w = u - tau_C(u^T x) A^{-1} x / (x^T A^{-1} x),
         # after which w^T x = clip(u^T x) exactly. Pending update of u:
         # u -= x_coefficient x - sum_i row_coefficients_i rows_i (current rows).
-        limit = bound
-        if target_bound > 0.0 and floats[4] > 0.0:
-            limit = min(bound, target_bound * floats[4])
+        limit = prediction_limit(bound, target_bound, floats[4])
         excess = np.sign(z) * max(abs(z) - limit, 0.0)
         prediction = z - excess
         if not np.isfinite(prediction):
@@ -435,10 +445,11 @@ def son_partial_fit(chunk, state, params, decisions):
                 for j in range(n_features):
                     dense[j, j] = np.sqrt(floats[6])
             floats[1] += mass
-            if scaling == 2:
+            if scaling == 2:  # for moving the total with the units
                 for j in range(n_features):
                     scale[4, j] += c * c * x[j] * x[j]
-                    scale[5, j] += c * c * x[j] * x[n_features - 1]
+                    if fit_intercept:
+                        scale[5, j] += c * c * x[j]  # x's last entry is the intercept's 1
             if kind != FREQUENT_DIRECTIONS:
                 floats[2] += max(mass + c * c * correction, 0.0)
             floats[3] += 1.0

@@ -6,7 +6,7 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._kernels._sketch_updates import EXACT, RANDOM_PROJECTION
-from .._kernels._son import son_partial_fit
+from .._kernels._son import prediction_limit, son_partial_fit
 from ._base import BaseUpdateRule, empty_sketch_state, sketch_kernel_params
 
 
@@ -239,10 +239,8 @@ class SketchedOnlineNewton(BaseUpdateRule):
 
     def _prediction_limit(self, state):
         # SON predicts with the projected weights (Lemma 1): clip(u^T x, -C, C)
-        limit = np.inf if self.bound_ is None else float(self.bound_)
-        if self._target_bound > 0 and state["floats"][4] > 0:
-            limit = min(limit, self._target_bound * state["floats"][4])
-        return limit
+        bound = np.inf if self.bound_ is None else float(self.bound_)
+        return prediction_limit(bound, self._target_bound, state["floats"][4])
 
     def _coef(self, state):
         weights = state["weights"]
