@@ -130,23 +130,15 @@ PROPERTY_SETTINGS = settings(
 )
 
 
-@pytest.mark.parametrize("rule", list(UPDATE_RULES))
+@pytest.mark.parametrize("task, rule", [
+    (task, rule) for task in ("classifier", "regressor") for rule in UPDATE_RULES
+    if task == "classifier" or not UPDATE_RULES[rule]._classification_only])
 @PROPERTY_SETTINGS
 @given(data=st.data())
-def test_classifier_calls_end_finite_or_change_nothing(rule, data):
-    model, chunks = data.draw(streams("classifier", rule))
+def test_calls_end_finite_or_change_nothing(task, rule, data):
+    model, chunks = data.draw(streams(task, rule))
     check_stream(model, chunks)
-    CASES[f"classifier-{rule}"] += 1
-
-
-@pytest.mark.parametrize("rule", [r for r in UPDATE_RULES
-                                  if not UPDATE_RULES[r]._classification_only])
-@PROPERTY_SETTINGS
-@given(data=st.data())
-def test_regressor_calls_end_finite_or_change_nothing(rule, data):
-    model, chunks = data.draw(streams("regressor", rule))
-    check_stream(model, chunks)
-    CASES[f"regressor-{rule}"] += 1
+    CASES[f"{task}-{rule}"] += 1
 
 
 def test_every_property_test_ran_its_examples():
