@@ -110,7 +110,7 @@ def rfd_learners(sizes):
     learners = {
         # AdaGrad's alpha_0 is its ridge delta; its step is 1 as in AdaGrad's paper
         "AdaGrad": lambda alpha: SketchedOnlineClassifier(
-            DiagonalAdaGrad(eta0=1.0, delta=alpha), loss="squared_error"),
+            DiagonalAdaGrad(eta0=1.0, delta=alpha, feature_scaling=None), loss="squared_error"),
         "FULL-ON": son(ExactSketch()),
     }
     for m in sizes:
@@ -152,16 +152,18 @@ def sdrogd_section(a9a, quick, log):
     d = X.shape[1]
     lambdas = [0.0] + [2.0**k for k in range(-3, 4)]
     grids = {
-        "SDROGD": (SketchedOnlineClassifier(SDROGD(), sketch=FrequentDirections(fast=True),
-                                            loss="hinge", max_iter=1, tol=None, random_state=0),
+        "SDROGD": (SketchedOnlineClassifier(SDROGD(feature_scaling=None),
+                                            sketch=FrequentDirections(fast=True), loss="hinge",
+                                            max_iter=1, tol=None, random_state=0),
                    {"update_rule__alpha": lambdas[:2] if quick else lambdas,
                     "sketch__sketch_size": sorted({max(1, int(f * d)) for f in
                                                    ((0.01, 0.1) if quick else
                                                     (0.01, 0.1, 0.2, 0.3, 0.4, 0.5))}),
                     "update_rule__within_class_weight":
                         [0.0, 0.5] if quick else list(np.round(np.linspace(0, 1, 11), 1))}),
-        "Pegasos": (SketchedOnlineClassifier(SDROGD(learning_rate="pegasos"), sketch=None,
-                                             loss="hinge", max_iter=1, tol=None, random_state=0),
+        "Pegasos": (SketchedOnlineClassifier(SDROGD(learning_rate="pegasos", feature_scaling=None),
+                                             sketch=None, loss="hinge", max_iter=1, tol=None,
+                                             random_state=0),
                     {"update_rule__alpha": lambdas[1:3] if quick else lambdas[1:]}),
     }
     paper = {"SDROGD": 83.49, "Pegasos": 75.90}
@@ -199,12 +201,13 @@ def online_learners():
         "Oja-SON (log, m=20)": ([1, 10, 100, 1000], son(OjaSketch(20, random_state=0),
                                                          "log_loss")),
         "ADA-FFD (log, tau=20)": ([0.01, 0.03, 0.1, 0.3], lambda eta: SketchedOnlineClassifier(
-            AdaFD(eta0=eta), sketch=FrequentDirections(20, fast=True), loss="log_loss")),
+            AdaFD(eta0=eta, ridge="fixed", feature_scaling=None),
+            sketch=FrequentDirections(20, fast=True), loss="log_loss")),
         "SDROGD (hinge, l=12)": ([0.01, 0.1, 1.0], lambda eta: SketchedOnlineClassifier(
-            SDROGD(alpha=0.0, eta0=eta, within_class_weight=0.3),
+            SDROGD(alpha=0.0, eta0=eta, within_class_weight=0.3, feature_scaling=None),
             sketch=FrequentDirections(12, fast=True), loss="hinge")),
         "diagonal AdaGrad (log)": ([0.03, 0.1, 0.3, 1.0], lambda eta: SketchedOnlineClassifier(
-            DiagonalAdaGrad(eta0=eta), loss="log_loss")),
+            DiagonalAdaGrad(eta0=eta, feature_scaling=None), loss="log_loss")),
         "OGD (log)": ([0.1, 0.3, 1.0, 3.0], lambda eta: SketchedOnlineClassifier(
             OnlineGradientDescent(eta0=eta, normalized=False), loss="log_loss")),
     }
@@ -325,9 +328,10 @@ def adafd_section(quick, log):
                              ("ADA-FFD", FrequentDirections(20, fast=True))]:
             learners[f"{name}, tau=20 ({form})"] = (
                 lambda eta, form=form, delta=delta, sketch=sketch:
-                regressor(AdaFD(eta0=eta, delta=delta, form=form), sketch))
+                regressor(AdaFD(eta0=eta, delta=delta, form=form, ridge="fixed",
+                                feature_scaling=None), sketch))
         learners[f"diagonal AdaGrad ({form})"] = lambda eta, form=form: regressor(
-            DiagonalAdaGrad(eta0=eta, delta=1e-8, form=form))
+            DiagonalAdaGrad(eta0=eta, delta=1e-8, form=form, feature_scaling=None))
     learners["OGD"] = lambda eta: regressor(OnlineGradientDescent(eta0=eta, normalized=False))
     learners["FD-SON, m=20"] = lambda eta: regressor(
         SketchedOnlineNewton(alpha=1.0 / eta, bound=None, **PAPER_SON),
@@ -359,7 +363,8 @@ def adafd_section(quick, log):
     lines += ["", f"{'ADA-FFD (mirror), delta tuned':28s} {'regret':>10s} {'delta':>9s} "
               f"{'/ ADA-FULL':>10s}"]
     for tau in (20, 40) if quick else (20, 40, 80):
-        value, delta = min((regret(regressor(AdaFD(eta0=eta, delta=delta),
+        value, delta = min((regret(regressor(AdaFD(eta0=eta, delta=delta, ridge="fixed",
+                                                   feature_scaling=None),
                                              FrequentDirections(tau, fast=True))), delta)
                            for eta in etas for delta in FULL_DELTAS)
         lines.append(f"{f'tau={tau}':28s} {value:10.1f} {delta:9g} {value / reference:10.2f}")

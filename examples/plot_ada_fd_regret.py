@@ -74,7 +74,8 @@ def regressor(rule, sketch=None):
 def ada_fd(sketch, form):
     """ADA-FD over ``sketch``; ``delta=None`` is the paper's default for the form."""
     return lambda eta, delta=None: regressor(
-        AdaFD(eta0=eta, delta=DELTA[form] if delta is None else delta, form=form), sketch)
+        AdaFD(eta0=eta, delta=DELTA[form] if delta is None else delta, form=form, ridge="fixed",
+              feature_scaling=None), sketch)
 
 
 # name -> (factory of (eta, delta), the deltas to try)
@@ -85,7 +86,7 @@ for form in ("mirror", "dual"):
         f"ADA-FFD, tau = {tau}": (ada_fd(FrequentDirections(tau, fast=True), form), [None]),
         "ADA-FULL": (ada_fd(ExactSketch(), form), FULL_DELTAS),
         "diagonal AdaGrad": (lambda eta, delta, form=form: regressor(
-            DiagonalAdaGrad(eta0=eta, delta=1e-8, form=form)), [None]),
+            DiagonalAdaGrad(eta0=eta, delta=1e-8, form=form, feature_scaling=None)), [None]),
     }
 learners["mirror"]["OGD"] = (
     lambda eta, delta: regressor(OnlineGradientDescent(eta0=eta, normalized=False)), [None])

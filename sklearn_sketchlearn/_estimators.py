@@ -11,6 +11,7 @@ from contextlib import contextmanager, nullcontext
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, RegressorMixin, _fit_context, clone, is_classifier
 from sklearn.linear_model._base import LinearClassifierMixin
@@ -27,6 +28,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
+from . import _units
 from ._validation import CHUNK_CHECKS, plain_chunk, record_features, row_arrays
 from .losses import CLASSIFICATION_LOSSES, LOSSES, REGRESSION_LOSSES, multiclass_hinge
 from .sketches import SKETCHES, BaseSketch, OjaSketch
@@ -111,6 +113,11 @@ class _BaseSketchedOnline(BaseEstimator):
         size = n_features + self.fit_intercept
         states = [rule._allocate(sketch, size, loss, rng, n_outputs) for _ in range(n_problems)]
         self._state = {key: np.stack([state[key] for state in states]) for key in states[0]}
+        self._units = None
+        if rule._running_units and rule.feature_scaling == "standardize":
+            # centring a sparse stream would make its rows dense
+            center = self.fit_intercept and not sp.issparse(X_raw)
+            self._units = _units.new_units(n_features, center)
         self._progressive_sums = np.zeros(3)  # weight, weighted loss, weighted mistakes
         self.t_ = 1
 
@@ -253,6 +260,9 @@ class _BaseSketchedOnline(BaseEstimator):
         """
         loss = LOSSES[self._loss_name]
         limit = self._prediction_limit(y)
+        if self._units is not None:
+            self._move_units(X, y, sample_weight)
+        target_scale = self._target_scale()
         arrays = row_arrays(X)[:5]
         n_samples = X.shape[0]
         n_problems = self._state["weights"].shape[0]
@@ -275,14 +285,20 @@ class _BaseSketchedOnline(BaseEstimator):
                     targets, weights = self._problem_arrays(block_labels, block_weights,
                                                             class_weight)
                     decisions = np.empty((self._n_decision_rows(), order.size))
-                    settings = ChunkSettings(bool(self.fit_intercept), float(self._epsilon()),
-                                             self.t_ - 1)
-                    jobs = [(k, (*arrays, order, targets[k], weights[k]), loss, settings,
+                    settings = ChunkSettings(bool(self.fit_intercept),
+                                             float(self._epsilon()) / target_scale, self.t_ - 1)
+                    rows, kernel_order = arrays, order
+                    if self._units is not None:
+                        rows = row_arrays(_units.standardize(X[order], self._units))[:5]
+                        kernel_order = np.arange(order.size)
+                        targets = targets / target_scale
+                    jobs = [(k, (*rows, kernel_order, targets[k], weights[k]), loss, settings,
                              decisions) for k in range(n_problems)]
                     if threads:
                         outcomes = parallel(delayed(self._learn_problem)(*job) for job in jobs)
                     else:
                         outcomes = [self._learn_problem(*job) for job in jobs]
+                    decisions *= target_scale
                     self._check_block(outcomes, order.size, decisions, limit, epoch)
                     self.t_ += order.size
                     sums += self._progress_terms(decisions, block_labels, block_weights)
@@ -296,6 +312,30 @@ class _BaseSketchedOnline(BaseEstimator):
                         break
         self.n_iter_ = epoch + 1
         self._publish_coef()
+
+    def _move_units(self, X, y, sample_weight):
+        """Add a chunk to the running units and move every problem's state
+        with them (see :mod:`sklearn_sketchlearn._units`)."""
+        targets = None if is_classifier(self) else y
+        units = _units.observe(self._units, X, targets, sample_weight)
+        if not (np.isfinite(units["squared_deviations"]).all()
+                and np.isfinite(units["target_squares"])):
+            raise ValueError(
+                f"{type(self.update_rule_).__name__} learns in running units, and the "
+                "squares of this chunk's features or targets overflow: their spread is not "
+                "a float. Scale the input data (StandardScaler) first. The model is left as "
+                "it was before this call."
+            )
+        units, a, b, r = _units.move(units)
+        if np.any(a != 1.0) or np.any(b != 0.0) or r != 1.0:
+            for k in range(self._state["weights"].shape[0]):
+                state = {key: value[k] for key, value in self._state.items()}
+                self.update_rule_._move_units(state, self.sketch_, a, b, r)
+        self._units = units
+
+    def _target_scale(self):
+        """The unit of the targets the rule learns on (1: the targets as given)."""
+        return 1.0 if self._units is None else self._units["target_scale"]
 
     def _progress_terms(self, decisions, labels, sample_weight):
         """``[weight, weighted loss, weighted mistakes]`` of a block's predictions."""
@@ -331,6 +371,8 @@ class _BaseSketchedOnline(BaseEstimator):
         states = [{key: value[k] for key, value in self._state.items()}
                   for k in range(self._state["weights"].shape[0])]
         coef = np.vstack([self.update_rule_._coef(state) for state in states])
+        if self._units is not None:
+            coef = _units.original_coef(coef, self._units, self.fit_intercept)
         self._prediction_limits = np.array(
             [self.update_rule_._prediction_limit(state) for state in states])
         if self.fit_intercept:

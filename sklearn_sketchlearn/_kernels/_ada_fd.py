@@ -57,13 +57,14 @@ def adagrad_solve(kind, rows, spectrum, basis, dense, factor, n_rows, n_sketched
         matvec(eigenvectors, v.shape[0], coefficients, out)
         return
     if kind == OJA:
-        scale_into(1.0 / delta, v, out)
+        off_sketch = 1.0 / (delta + np.sqrt(rho))
+        scale_into(off_sketch, v, out)
         for i in range(n_rows):  # coefficients on V's rows: (F Z v)_i times the weight
             coefficient = 0.0
             for j in range(i + 1):
                 coefficient += factor[i, j] * projected[j]
-            root = np.sqrt(n_sketched * spectrum[i])
-            work[i] = (1.0 / (delta + root) - 1.0 / delta) * coefficient
+            root = np.sqrt(rho + n_sketched * spectrum[i])
+            work[i] = (1.0 / (delta + root) - off_sketch) * coefficient
         for j in range(n_rows):  # V^T w = Z^T (F^T w)
             coefficient = 0.0
             for i in range(j, n_rows):
@@ -82,6 +83,32 @@ def adagrad_solve(kind, rows, spectrum, basis, dense, factor, n_rows, n_sketched
         for i in range(n_rows):
             coefficient += basis[j, i] * work[i]
         axpy(coefficient, rows[j], out)
+
+
+@jit
+def residual_off_sketch(kind, x, projected, factor, spectrum, basis, n_rows):
+    """``|x|^2 - |P x|^2`` for the projection ``P`` onto the sketch's row space,
+    given ``projected = rows x``: Oja's rows ``V = F Z`` are orthonormal; a
+    random projection's ``S`` has the Gram matrix ``basis diag(spectrum)
+    basis^T`` (eigenvalues at rounding level count as zero)."""
+    captured = 0.0
+    if kind == OJA:
+        for i in range(n_rows):
+            coefficient = 0.0
+            for j in range(i + 1):
+                coefficient += factor[i, j] * projected[j]
+            captured += coefficient * coefficient
+    else:
+        largest = 0.0
+        for i in range(n_rows):
+            largest = max(largest, spectrum[i])
+        for i in range(n_rows):
+            if spectrum[i] > n_rows * np.finfo(np.float64).eps * largest:
+                coefficient = 0.0
+                for j in range(n_rows):
+                    coefficient += basis[j, i] * projected[j]
+                captured += coefficient * coefficient / spectrum[i]
+    return max(dot(x, x) - captured, 0.0)
 
 
 @jit
@@ -110,9 +137,14 @@ def ada_fd_partial_fit(chunk, state, params, decisions):
         of ``gram`` in use (FD: kept current row by row; RP: recomputed).
     params : tuple
         ``(kind, rank, regularized, sketch_ridge, loss_code, epsilon, eta,
-        delta, dual, oja_eta0, oja_constant, fit_intercept)``. The sketch's
-        Gram estimate is ``rho I + S^T S`` with ``rho = sketch_ridge +
-        regularized * shrinkage / 2`` (RFD's ``alpha``).
+        delta, dual, oja_eta0, oja_constant, fit_intercept, missed)``. The
+        sketch's Gram estimate is ``rho I + S^T S`` with ``rho = sketch_ridge +
+        regularized * shrinkage / 2`` (RFD's ``alpha``; FD's whole shrink with
+        ``regularized = 2``), plus for Oja and random projections, when
+        ``missed``, the curvature they missed, ``sum_s |g_s|^2 - |P_s g_s|^2``
+        (``P_s`` the projection onto the sketch's rows before ``g_s``;
+        ``floats[1]``), spread over the ``min(d, t) - m`` directions that can
+        hold it.
     decisions : ndarray of shape (n_samples,)
         Filled with each example's prediction before it is learned.
 
@@ -125,7 +157,7 @@ def ada_fd_partial_fit(chunk, state, params, decisions):
     (weights, gradient_sum, rows, gram, eigenvalues, dense, factor, counts, floats,
      gram_eigenvalues, gram_eigenvectors) = state
     (kind, rank, regularized, sketch_ridge, loss_code, epsilon, eta, delta, dual,
-     oja_eta0, oja_constant, fit_intercept) = params
+     oja_eta0, oja_constant, fit_intercept, missed) = params
 
     n_features = weights.shape[0]
     capacity = rows.shape[0]
@@ -155,6 +187,9 @@ def ada_fd_partial_fit(chunk, state, params, decisions):
                     dense[j, k] += slope * slope * x[j] * x[k]
         else:
             matvec(rows, n_rows, x, projected)
+            if missed and (kind == OJA or kind == RANDOM_PROJECTION) and slope != 0.0:
+                floats[1] += slope * slope * residual_off_sketch(
+                    kind, x, projected, factor, spectrum, gram_eigenvectors, n_rows)
             n_rows = sketch_append(kind, rows, gram, eigenvalues, factor, counts, slope, x,
                                    dot(x, x), projected, ghat, work, oja_eta0, oja_constant)
         full = kind == FREQUENT_DIRECTIONS and n_rows == capacity
@@ -170,6 +205,8 @@ def ada_fd_partial_fit(chunk, state, params, decisions):
             gram_eigenvalues[:] = lam
             gram_eigenvectors[:] = vectors
         rho = sketch_ridge + regularized * floats[0] / 2.0
+        if missed and (kind == OJA or kind == RANDOM_PROJECTION):
+            rho += floats[1] / max(min(float(n_features), float(counts[0])) - rank, 1.0)
 
         if dual:
             axpy(slope, x, gradient_sum)

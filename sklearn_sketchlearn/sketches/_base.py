@@ -18,6 +18,7 @@ from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted
 
 from .._kernels._lowrank import lowrank_apply, spectral_correction
+from .._units import map_vectors
 from .._validation import record_features, validate_chunk
 
 
@@ -158,6 +159,18 @@ class BaseSketch(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         """Stream the rows of a validated chunk (ndarray or CSR) into the state."""
 
     @abstractmethod
+    def _move_columns(self, state, a, b, r):
+        """Move a learner's sketch state (``state``, of :meth:`_kernel_state`) to
+        new units of its columns: the sketched rows ``g`` become ``r M g`` (see
+        :mod:`sklearn_sketchlearn._units`), in place."""
+        n_rows = self._rows_in_use(state)
+        map_vectors(state["rows"][:n_rows], a, b, r)
+        rows = state["rows"][:n_rows]
+        state["gram"][:n_rows, :n_rows] = rows @ rows.T
+
+    def _rows_in_use(self, state):
+        return state["rows"].shape[0]
+
     def _factor(self):
         """Return ``(S, rho)`` with Gram estimate ``rho I + S^T S``."""
 

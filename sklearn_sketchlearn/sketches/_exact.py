@@ -5,6 +5,7 @@ from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted
 
 from .._kernels._sketch_updates import EXACT
+from .._units import map_matrix
 from ._base import BaseSketch
 
 
@@ -70,6 +71,10 @@ class ExactSketch(BaseSketch):
 
     def _update(self, X):
         self._state["dense"] += safe_sparse_dot(X.T, X, dense_output=True)
+
+    def _move_columns(self, state, a, b, r):
+        """Move to new units of the columns: ``G`` becomes ``r^2 M G M^T``."""
+        map_matrix(state["dense"], a, b, r)
 
     def _factor(self):
         eigenvalues, eigenvectors = np.linalg.eigh(self._state["dense"])

@@ -6,6 +6,7 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._kernels._sketch_updates import OJA, oja_partial_fit
+from .._units import map_vectors
 from .._validation import row_arrays
 from ._base import BaseSketch
 
@@ -137,6 +138,22 @@ class OjaSketch(BaseSketch):
             state["rows"], state["gram"], state["factor"], state["eigenvalues"],
             state["counts"], *self._kernel_params()[4:], *row_arrays(X)
         )
+
+    def _move_columns(self, state, a, b, r):
+        """Move to new units of the columns: the sketch ``S = (t Lambda)^{1/2} F Z``
+        becomes ``r S M^T``, written again as orthonormal directions (its
+        right singular vectors, ``F = I``) and their eigenvalues."""
+        n_sketched = state["counts"][0]
+        if n_sketched == 0:
+            return  # nothing sketched: the directions are still the random start
+        sketch = np.sqrt(n_sketched * state["eigenvalues"])[:, np.newaxis] * (
+            state["factor"] @ state["rows"])
+        map_vectors(sketch, a, b, r)
+        _, singular_values, directions = np.linalg.svd(sketch, full_matrices=False)
+        state["rows"][:] = directions
+        state["gram"][:] = np.eye(directions.shape[0])
+        state["factor"][:] = np.eye(directions.shape[0])
+        state["eigenvalues"][:] = singular_values**2 / n_sketched
 
     def _factor(self):
         state = self._state

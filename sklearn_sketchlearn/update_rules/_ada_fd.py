@@ -6,6 +6,8 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._kernels._ada_fd import ada_fd_partial_fit
+from .._kernels._sketch_updates import FREQUENT_DIRECTIONS
+from .._units import map_vectors, map_weights
 from ._base import BaseUpdateRule, sketch_kernel_params
 
 
@@ -37,6 +39,27 @@ class AdaFD(BaseUpdateRule):
         dual averaging). Values must be in the range `(0.0, inf)`.
     form : {'mirror', 'dual'}, default='mirror'
         Composite mirror descent or primal-dual (dual averaging) step.
+    ridge : {'adaptive', 'fixed'}, default='adaptive'
+        ``'adaptive'`` adds to the sketch's estimate ``S^T S`` of ``G_t`` the
+        curvature it is known to have missed: for a Frequent Directions sketch
+        its total shrink ``Delta_t``, since ``S^T S <= G_t <= S^T S + Delta_t
+        I`` (as Sketchy does, Feinberg et al., 2023), so that ``H_t = delta I +
+        (Delta_t I + S^T S)^{1/2}`` and a gradient off the sketch is not
+        stepped by ``eta / delta``; an RFD sketch keeps its own ``alpha_0 +
+        Delta_t / 2``; Oja's and random-projection sketches add the mass of
+        the gradients off their rows, ``sum_s (|g_s|^2 - |P_s g_s|^2)`` (``P_s``
+        the projection onto the sketch's rows before ``g_s``), spread over the
+        ``min(d, t) - m`` directions that can hold it (SON's adaptive ridge);
+        the exact sketch misses nothing. ``'fixed'`` is the paper's ``delta I
+        + (S^T S)^{1/2}``.
+    feature_scaling : {'standardize'} or None, default='standardize'
+        ``'standardize'`` learns on each feature's running standardization
+        ``(x_j - c_j) / s_j`` and, in a regressor, on the targets divided by
+        their running root mean square ``s_y``, so that ``eta0`` and ``delta``
+        are unit-free numbers (see :mod:`sklearn_sketchlearn._units`; the
+        state moves with the units and ``coef_`` is in the original features).
+        None learns on the data as given: the paper's algorithm, whose
+        ``eta0`` and ``delta`` are in the units of the data.
 
     See Also
     --------
@@ -45,7 +68,8 @@ class AdaFD(BaseUpdateRule):
 
     Notes
     -----
-    With an RFD sketch the square root is taken of its whole estimate
+    The paper's algorithm is ``AdaFD(eta0, delta=delta, ridge='fixed',
+    feature_scaling=None)``. With an RFD sketch the square root is taken of its whole estimate
     ``alpha I + B^T B`` of ``alpha0 I + G_t``.
 
     References
@@ -73,30 +97,51 @@ class AdaFD(BaseUpdateRule):
         "eta0": [Interval(Real, 0.0, None, closed="neither")],
         "delta": [Interval(Real, 0.0, None, closed="neither")],
         "form": [StrOptions({"mirror", "dual"})],
+        "ridge": [StrOptions({"adaptive", "fixed"})],
+        "feature_scaling": [StrOptions({"standardize"}), None],
     }
     _default_sketch = "fast_fd"
     _sketch_use = "required"
+    _running_units = True
 
-    def __init__(self, eta0=0.1, *, delta=1.0, form="mirror"):
+    def __init__(self, eta0=0.1, *, delta=1.0, form="mirror", ridge="adaptive",
+                 feature_scaling="standardize"):
         self.eta0 = eta0
         self.delta = delta
         self.form = form
+        self.ridge = ridge
+        self.feature_scaling = feature_scaling
 
     def _allocate(self, sketch, n_features, loss, random_state, n_outputs):
         state = sketch._kernel_state(n_features, random_state)
         state["weights"] = np.zeros(n_features)
         state["gradient_sum"] = np.zeros(n_features)
+        # the sketch's shrink, and the curvature Oja or RP missed (ridge='adaptive')
+        state["floats"] = np.r_[state["floats"], 0.0]
         capacity = state["gram"].shape[0]
         state["gram_eigenvalues"] = np.zeros(capacity)
         state["gram_eigenvectors"] = np.zeros((capacity, capacity))
         return state
 
+    def _move_units(self, state, sketch, a, b, r):
+        map_weights(state["weights"], a, b, r)
+        map_vectors(state["gradient_sum"], a, b, r)
+        sketch._move_columns(state, a, b, r)
+        state["floats"][1] *= r * r  # the missed mass, in the units of g^2
+        # the eigendecomposition of the Gram matrix in use (FD; RP refreshes its own)
+        n_rows = sketch._rows_in_use(state)
+        eigenvalues, eigenvectors = np.linalg.eigh(state["gram"][:n_rows, :n_rows])
+        state["gram_eigenvalues"][:n_rows] = eigenvalues
+        state["gram_eigenvectors"][:n_rows, :n_rows] = eigenvectors
+
     def _partial_fit(self, chunk, state, sketch, loss, settings, decisions):
         kind, rank, regularized, sketch_ridge, oja_eta0, oja_constant = sketch_kernel_params(sketch)
+        if self.ridge == "adaptive" and kind == FREQUENT_DIRECTIONS and not regularized:
+            regularized = 2  # the kernel's ridge is sketch_ridge + regularized * shrink / 2
         params = (
             kind, rank, regularized, sketch_ridge, loss.code, settings.epsilon,
             float(self.eta0), float(self.delta), self.form == "dual", oja_eta0, oja_constant,
-            settings.fit_intercept,
+            settings.fit_intercept, self.ridge == "adaptive",
         )
         arrays = (
             state["weights"], state["gradient_sum"], state["rows"], state["gram"],

@@ -50,14 +50,18 @@ class BaseUpdateRule(BaseEstimator):
     * class attributes ``_default_sketch`` (what ``sketch="auto"`` means),
       ``_default_loss`` (what a classifier's ``loss="auto"`` means),
       ``_sketch_use`` (``"required"``, ``"optional"`` or ``"none"``),
-      ``_classification_only`` and ``_joint_multiclass`` (one model for all
-      classes instead of one-vs-rest);
+      ``_classification_only``, ``_joint_multiclass`` (one model for all
+      classes instead of one-vs-rest) and ``_running_units`` (the estimator
+      feeds the rule features and targets in running units when its
+      ``feature_scaling`` is ``'standardize'``, and calls :meth:`_move_units`
+      when they move: see :mod:`sklearn_sketchlearn._units`; SON keeps its
+      own running units in its kernel);
     * :meth:`_prepare`, called once on the fitted copy: raises a
       ``ValueError`` for pairings that make no sense (before any state exists)
       and resolves data-dependent defaults;
     * :meth:`_allocate` (state of one binary problem, or of the joint model),
-      :meth:`_partial_fit` (one compiled call per chunk) and :meth:`_coef`
-      (weights in the original feature space) and :meth:`_prediction_limit`.
+      :meth:`_partial_fit` (one compiled call per chunk), :meth:`_coef`
+      (weights in the features the rule learns on) and :meth:`_prediction_limit`.
     """
 
     _default_sketch = None
@@ -65,6 +69,7 @@ class BaseUpdateRule(BaseEstimator):
     _sketch_use = "none"
     _classification_only = False
     _joint_multiclass = False
+    _running_units = False
 
     def _prepare(self, sketch, loss, is_classifier):
         name = type(self).__name__
@@ -86,6 +91,11 @@ class BaseUpdateRule(BaseEstimator):
     def _partial_fit(self, chunk, state, sketch, loss, settings, decisions):
         """Run the rule's kernel over a chunk (see ``_estimators``); return the
         number of examples learned, fewer than the chunk's if it diverged."""
+        raise NotImplementedError
+
+    def _move_units(self, state, sketch, a, b, r):
+        """Move the state of one problem to new units, in place: the
+        coordinates ``x' = M x`` and targets ``r y`` of :mod:`sklearn_sketchlearn._units`."""
         raise NotImplementedError
 
     def _coef(self, state):

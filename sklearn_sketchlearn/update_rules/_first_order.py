@@ -6,6 +6,7 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._kernels._first_order import first_order_partial_fit
+from .._units import map_vectors, map_weights
 from ._base import BaseUpdateRule
 
 
@@ -24,6 +25,17 @@ class _FirstOrderRule(BaseUpdateRule):
             "scale": np.zeros(n_features if self._normalized else 0),  # NG's s_j
             "norm": np.zeros(1),  # NG's N
         }
+
+    def _move_units(self, state, sketch, a, b, r):
+        map_weights(state["weights"], a, b, r)
+        map_vectors(state["gradient_sum"], a, b, r)
+        # the diagonal of sum g g^T, r^2 diag(M G M^T), less the cross terms
+        # 2 a_j b_j sum g_j g_b, which the running centring keeps small
+        squared = state["squared_sum"]
+        n_features = a.shape[0]
+        at_bias = squared[n_features] if squared.shape[0] > n_features else 0.0
+        squared[:n_features] = a * a * squared[:n_features] + b * b * at_bias
+        squared *= r * r
 
     def _partial_fit(self, chunk, state, sketch, loss, settings, decisions):
         arrays = (state["weights"], state["gradient_sum"], state["squared_sum"],
@@ -111,6 +123,11 @@ class DiagonalAdaGrad(_FirstOrderRule):
         The ridge ``delta``. Values must be in the range `(0.0, inf)`.
     form : {'mirror', 'dual'}, default='mirror'
         Composite mirror descent or dual averaging.
+    feature_scaling : {'standardize'} or None, default='standardize'
+        ``'standardize'`` learns on each feature's running standardization
+        and, in a regressor, on the targets divided by their running root mean
+        square, so that ``eta0`` and ``delta`` are unit-free numbers (see
+        :class:`AdaFD`); None learns on the data as given (the paper's ADA-DIAG).
 
     See Also
     --------
@@ -139,12 +156,15 @@ class DiagonalAdaGrad(_FirstOrderRule):
         "eta0": [Interval(Real, 0.0, None, closed="neither")],
         "delta": [Interval(Real, 0.0, None, closed="neither")],
         "form": [StrOptions({"mirror", "dual"})],
+        "feature_scaling": [StrOptions({"standardize"}), None],
     }
+    _running_units = True
 
-    def __init__(self, eta0=0.1, *, delta=1e-6, form="mirror"):
+    def __init__(self, eta0=0.1, *, delta=1e-6, form="mirror", feature_scaling="standardize"):
         self.eta0 = eta0
         self.delta = delta
         self.form = form
+        self.feature_scaling = feature_scaling
 
     def _kernel_params(self, loss, settings):
         return (True, self.form == "dual", False, loss.code, settings.epsilon,

@@ -6,6 +6,7 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._kernels._sdrogd import sdrogd_partial_fit
+from .._units import map_vectors, map_weights
 from ._base import BaseUpdateRule, empty_sketch_state, sketch_kernel_params
 
 
@@ -51,6 +52,11 @@ class SDROGD(BaseUpdateRule):
         instance, ``lambda_min(R) = -2.2`` at ``eta = 0.5``). With True, each
         step uses ``max(lambda, -lambda_min(R_hat))``, the paper's convexity
         condition (Section 4); False applies the paper's update verbatim.
+    feature_scaling : {'standardize'} or None, default='standardize'
+        ``'standardize'`` learns on each feature's running standardization
+        ``(x_j - c_j) / s_j``, so that ``alpha``, ``eta0`` and the scatter
+        matrices are unit-free (see :class:`AdaFD`); None learns on the data
+        as given, as the paper does.
 
     See Also
     --------
@@ -92,16 +98,18 @@ class SDROGD(BaseUpdateRule):
         "learning_rate": [StrOptions({"inverse_t", "pegasos"})],
         "eta0": [Interval(Real, 0.0, None, closed="neither")],
         "stabilize": ["boolean"],
+        "feature_scaling": [StrOptions({"standardize"}), None],
     }
     _default_sketch = "fast_fd"
     _sketch_use = "optional"
     _classification_only = True
     _joint_multiclass = True
     _default_loss = "hinge"
+    _running_units = True
 
     def __init__(
         self, alpha=0.125, *, within_class_weight=0.5, batch_size=60, learning_rate="inverse_t",
-        eta0=1.0, stabilize=True,
+        eta0=1.0, stabilize=True, feature_scaling="standardize",
     ):
         self.alpha = alpha
         self.within_class_weight = within_class_weight
@@ -109,6 +117,7 @@ class SDROGD(BaseUpdateRule):
         self.learning_rate = learning_rate
         self.eta0 = eta0
         self.stabilize = stabilize
+        self.feature_scaling = feature_scaling
 
     def _prepare(self, sketch, loss, is_classifier):
         super()._prepare(sketch, loss, is_classifier)
@@ -129,6 +138,13 @@ class SDROGD(BaseUpdateRule):
         state["class_counts"] = np.zeros(n_classes)
         state["steps"] = np.zeros(2, dtype=np.int64)
         return state
+
+    def _move_units(self, state, sketch, a, b, r):
+        map_weights(state["weights"], a, b, r)
+        map_vectors(state["batch_gradient"], a, b, r)
+        map_vectors(state["class_sums"], a, b, 1.0)  # sums of inputs, not of gradients
+        if sketch is not None:
+            sketch._move_columns(state, a, b, 1.0)
 
     def _partial_fit(self, chunk, state, sketch, loss, settings, decisions):
         kind, rank, regularized, sketch_ridge, oja_eta0, oja_constant = sketch_kernel_params(sketch)

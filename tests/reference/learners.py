@@ -250,12 +250,17 @@ def sqrtm_psd(matrix):
 
 
 def ada_fd(X, y, sample_weight, sketch, *, loss, eta, delta, dual, step_before_shrink=False,
-           fit_intercept=True, epsilon=0.1):
+           fit_intercept=True, epsilon=0.1, adaptive_ridge=False):
     """ADA-FD (Algorithms 1, 2) with H = delta I + G_hat^{1/2} solved densely.
 
     ``step_before_shrink`` is ADA-FFD (Algorithms 3, 4): the step sees the
     buffer before the shrink this gradient triggers, ``B_{t-1}^T B_{t-1} + g g^T``.
+    ``adaptive_ridge`` (``AdaFD(ridge='adaptive')``) adds an FD sketch's total
+    shrink to its ``B^T B`` (as Sketchy does), and to Oja's or a random
+    projection's the mass of the gradients off the sketch's rows, spread over
+    ``min(D, t) - m`` directions.
     """
+    missed = 0.0
     loss = LOSSES[loss]
     n, d = X.shape
     D = d + fit_intercept
@@ -266,6 +271,10 @@ def ada_fd(X, y, sample_weight, sketch, *, loss, eta, delta, dual, step_before_s
         p = beta @ x
         predictions[t] = p
         g = sample_weight[t] * loss.derivative(p, y[t], epsilon) * x
+        if adaptive_ridge and sketch.kind in ("oja", "rp"):
+            rows = sketch.V if sketch.kind == "oja" else sketch.S
+            captured = 0.0 if rows is None else g @ rows.T @ np.linalg.pinv(rows.T) @ g
+            missed += g @ g - captured
         if step_before_shrink:
             gram, shift = sketch.gram(D)
             gram = gram + np.outer(g, g)
@@ -273,6 +282,13 @@ def ada_fd(X, y, sample_weight, sketch, *, loss, eta, delta, dual, step_before_s
         else:
             sketch.add(g)
             gram, shift = sketch.gram(D)
+        if adaptive_ridge and sketch.kind == "fd" and not sketch.regularized and sketch.rows:
+            rows = np.array(sketch.rows[:-1] if step_before_shrink else sketch.rows)
+            shift = frequent_directions(rows, sketch.rank, fast=sketch.fast)[2] if len(
+                rows) else 0.0
+        if adaptive_ridge and sketch.kind in ("oja", "rp"):
+            m = sketch.V.shape[0] if sketch.kind == "oja" else sketch.rank
+            shift = missed / max(min(D, sketch.t) - m, 1)
         H = delta * np.eye(D) + sqrtm_psd(gram + (sketch.alpha0 + shift) * np.eye(D))
         if dual:
             gradient_sum += g

@@ -148,18 +148,20 @@ def test_son_regression(data, loss, sketch):
                   epsilon=0.05)
 
 
+@pytest.mark.parametrize("ridge", ["fixed", "adaptive"])
 @pytest.mark.parametrize("form", ["mirror", "dual"])
 @pytest.mark.parametrize("sketch", [name for name in SKETCHES if name != "none"])
-def test_ada_fd(data, sketch, form):
+def test_ada_fd(data, sketch, form, ridge):
     X, labels, weights = data
     loss = "squared_hinge" if form == "mirror" else "log_loss"
     spec = SKETCHES[sketch]
-    model = SketchedOnlineClassifier(AdaFD(eta0=0.3, delta=0.5, form=form), sketch=spec,
-                                     loss=loss, random_state=0)
+    rule = AdaFD(eta0=0.3, delta=0.5, form=form, ridge=ridge, feature_scaling=None)
+    model = SketchedOnlineClassifier(rule, sketch=spec, loss=loss, random_state=0)
     fast = getattr(spec, "fast", False)
     expected, predictions = ada_fd(
         X, np.where(labels == 1, 1.0, -1.0), weights, reference_sketch(spec, 6), loss=loss,
         eta=0.3, delta=0.5, dual=form == "dual", step_before_shrink=fast,
+        adaptive_ridge=ridge == "adaptive",
     )
     check_against(model, X, labels, weights, expected, predictions, LOSSES[loss], sparse=False)
 
@@ -168,8 +170,8 @@ def test_ada_fd(data, sketch, form):
     "rule, adaptive, dual",
     [(OnlineGradientDescent(eta0=0.2, power_t=0.6, normalized=False), False, False),
      (OnlineGradientDescent(eta0=0.2, power_t=0.6), False, False),
-     (DiagonalAdaGrad(eta0=0.3, delta=0.1), True, False),
-     (DiagonalAdaGrad(eta0=0.3, delta=0.1, form="dual"), True, True)],
+     (DiagonalAdaGrad(eta0=0.3, delta=0.1, feature_scaling=None), True, False),
+     (DiagonalAdaGrad(eta0=0.3, delta=0.1, form="dual", feature_scaling=None), True, True)],
 )
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
 def test_first_order(data, rule, adaptive, dual, sparse):
@@ -196,8 +198,9 @@ def duplicated_unsorted_csr(X):
 
 
 @pytest.mark.parametrize("rule", [OnlineGradientDescent(eta0=0.2),
-                                  DiagonalAdaGrad(eta0=0.3, delta=0.1),
-                                  DiagonalAdaGrad(eta0=0.3, delta=0.1, form="dual")])
+                                  DiagonalAdaGrad(eta0=0.3, delta=0.1, feature_scaling=None),
+                                  DiagonalAdaGrad(eta0=0.3, delta=0.1, form="dual",
+                                                  feature_scaling=None)])
 def test_first_order_on_non_canonical_csr_learns_the_summed_matrix(data, rule):
     # CSR rows are learned in O(nnz): duplicates must count once, summed.
     X, labels, weights = data
@@ -225,6 +228,7 @@ def test_sdrogd(data, sketch, n_classes, stabilize):
     pegasos = sketch == "fd"
     lam = 1.0 if pegasos else 0.05
     rule = SDROGD(alpha=lam, within_class_weight=0.3, batch_size=7, stabilize=stabilize,
+                  feature_scaling=None,
                   learning_rate="pegasos" if pegasos else "inverse_t", eta0=0.5)
     model = SketchedOnlineClassifier(rule, sketch=SKETCHES[sketch], loss="hinge", random_state=0)
     reference = None if sketch == "none" else reference_sketch(SKETCHES[sketch], 6)

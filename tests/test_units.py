@@ -1,0 +1,211 @@
+"""Running units (``sklearn_sketchlearn._units``) and the rules that learn in them.
+
+References: NumPy's mean and variance of the whole stream, the explicit
+(d + 1) x (d + 1) matrix of each change of units, scikit-learn's
+StandardScaler, and the same learner on the data in other units.
+"""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import load_diabetes
+from sklearn.preprocessing import StandardScaler
+
+from sklearn_sketchlearn import SketchedOnlineClassifier, SketchedOnlineRegressor, _units
+from sklearn_sketchlearn.datasets import make_ill_conditioned_classification
+from sklearn_sketchlearn.sketches import (
+    ExactSketch,
+    FrequentDirections,
+    OjaSketch,
+    RandomProjectionSketch,
+    RegularizedFrequentDirections,
+)
+from sklearn_sketchlearn.update_rules import SDROGD, AdaFD, DiagonalAdaGrad
+
+RULES_AND_SKETCHES = (
+    [("ada_fd", s) for s in ("fd", "fast_fd", "rfd", "fast_rfd", "oja", "rp", "exact")]
+    + [("adagrad", None)]
+    + [("sdrogd", s) for s in ("fast_fd", "rp", "exact", None)]
+)
+
+
+def affine_map(a, b, fit_intercept=True):
+    """The explicit matrix ``M`` of ``x'_j = a_j x_j + b_j x_b``."""
+    d = a.shape[0]
+    M = np.diag(np.r_[a, 1.0] if fit_intercept else a)
+    if fit_intercept:
+        M[:d, d] = b
+    return M
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("center", [True, False])
+def test_observe_merges_chunks_into_the_statistics_of_the_stream(sparse, center):
+    rng = np.random.default_rng(0)
+    # a large offset on one feature: the naive E[x^2] - E[x]^2 would lose it all
+    X = rng.standard_normal((250, 4)) * [1.0, 1e-3, 1e3, 2.0] + [0.0, 1e8, 5.0, -3.0]
+    X[rng.random(X.shape) < 0.3] = 0.0
+    units = _units.new_units(4, center)
+    for chunk in np.array_split(X, [7, 100, 101]):
+        units = _units.observe(units, sp.csr_matrix(chunk) if sparse else chunk)
+    assert units["count"] == 250
+    np.testing.assert_allclose(units["mean"], X.mean(axis=0), rtol=1e-12)
+    variance = units["squared_deviations"] / units["count"]
+    rtol = 1e-9 if not sparse else 1e-5  # the sparse path sums squares: offsets cost digits
+    np.testing.assert_allclose(variance[[0, 2, 3]], X.var(axis=0)[[0, 2, 3]], rtol=rtol)
+    if not sparse:
+        np.testing.assert_allclose(variance[1], X[:, 1].var(), rtol=1e-6)
+
+
+def test_move_changes_only_units_beyond_the_tolerance():
+    units = _units.new_units(3, True)
+    units = dict(units, count=100.0, mean=np.array([0.0, 5.0, 1.0]),
+                 squared_deviations=np.array([100.0, 100.0, 0.0]),
+                 center=np.array([0.1, 0.0, 0.0]), scale=np.array([1.1, 1.0, 0.0]))
+    moved, a, b, r = _units.move(units)
+    # feature 0 within 25 %: kept; feature 1's mean moved by 5 scales: moved;
+    # feature 2 has not varied: fed as 0, nothing to move
+    np.testing.assert_array_equal(moved["scale"], [1.1, 1.0, 0.0])
+    np.testing.assert_array_equal(moved["center"], [0.1, 5.0, 0.0])
+    np.testing.assert_array_equal(a, [1.0, 1.0, 1.0])
+    np.testing.assert_array_equal(b, [0.0, -5.0, 0.0])
+    assert r == 1.0
+
+
+def test_maps_against_the_explicit_matrix():
+    rng = np.random.default_rng(1)
+    a, b, r = rng.uniform(0.1, 10, 5), rng.standard_normal(5), 3.0
+    M = affine_map(a, b)
+    u, x = rng.standard_normal(6), np.r_[rng.standard_normal(5), 1.0]
+    G = rng.standard_normal((6, 6))
+    G = G @ G.T
+    moved_u, moved_v, moved_G = u.copy(), u.copy(), G.copy()
+    _units.map_weights(moved_u, a, b, r)
+    _units.map_vectors(moved_v, a, b, r)
+    _units.map_matrix(moved_G, a, b, r)
+    np.testing.assert_allclose(moved_u @ (M @ x), r * (u @ x), rtol=1e-12)
+    np.testing.assert_allclose(moved_u, r * np.linalg.solve(M.T, u), rtol=1e-12)
+    np.testing.assert_allclose(moved_v, r * M @ u, rtol=1e-12)
+    np.testing.assert_allclose(moved_G, r * r * M @ G @ M.T, rtol=1e-12)
+
+
+def sketched_curvature(sketch):
+    """``S^T S`` (without RFD's isotropic part, which no change of units maps)."""
+    factor, _ = sketch._factor()
+    return factor.T @ factor
+
+
+@pytest.mark.parametrize("sketch", [
+    FrequentDirections(4), FrequentDirections(4, fast=True), RegularizedFrequentDirections(4),
+    RandomProjectionSketch(4, random_state=0), OjaSketch(4, random_state=0), ExactSketch(),
+])
+def test_sketch_estimate_moves_with_its_columns(sketch):
+    # the sketch of the gradients g is moved to the sketch of r M g
+    rng = np.random.default_rng(2)
+    G = rng.standard_normal((60, 7)) * np.r_[5.0, 1.0, 0.2, np.ones(3), 1.0]
+    G[:, -1] = 1.0 + rng.random(60)  # the intercept's column
+    fitted = sketch.fit(G)
+    before = sketched_curvature(fitted)
+    a, b, r = rng.uniform(0.2, 5.0, 6), rng.standard_normal(6), 0.5
+    fitted._move_columns(fitted._state, a, b, r)
+    M = affine_map(a, b)
+    np.testing.assert_allclose(sketched_curvature(fitted), r * r * M @ before @ M.T,
+                               rtol=1e-9, atol=1e-9 * np.abs(before).max())
+    state = fitted._state
+    n_rows = fitted._rows_in_use(state)
+    rows = state["rows"][:n_rows]
+    if not isinstance(sketch, (OjaSketch, ExactSketch)):
+        np.testing.assert_allclose(state["gram"][:n_rows, :n_rows], rows @ rows.T, rtol=1e-12)
+
+
+def stream(model, X, y, classes=None, chunk=100):
+    for start in range(0, len(y), chunk):
+        args = () if classes is None else (classes,)
+        model.partial_fit(X[start:start + chunk], y[start:start + chunk], *args)
+    return model
+
+
+@pytest.fixture(scope="module")
+def problem():
+    X, y = make_ill_conditioned_classification(2000, 12, condition_number=50, n_inflated=3,
+                                               random_state=0)
+    rng = np.random.default_rng(3)
+    factors = np.exp(rng.uniform(np.log(1e-3), np.log(1e3), X.shape[1]))
+    shifts = rng.uniform(-1e3, 1e3, X.shape[1])
+    return X, y, factors, shifts
+
+
+@pytest.mark.parametrize(("rule", "sketch"), RULES_AND_SKETCHES)
+def test_default_labels_do_not_depend_on_feature_units(problem, rule, sketch):
+    X, y, factors, shifts = problem
+    train, test = slice(0, 1400), slice(1400, None)
+    labels = {}
+    for name, Z in {"original": X, "rescaled": X * factors + shifts}.items():
+        model = SketchedOnlineClassifier(rule, sketch=sketch, random_state=0)
+        labels[name] = stream(model, Z[train], y[train], [-1, 1]).predict(Z[test])
+    assert np.mean(labels["original"] == y[test]) > 0.75  # it learned
+    assert np.mean(labels["rescaled"] == labels["original"]) >= 0.99
+
+
+def test_papers_adagrad_does_depend_on_feature_units(problem):
+    # the check above can tell a scale-free learner from one that is not
+    X, y, factors, shifts = problem
+    rule = DiagonalAdaGrad(feature_scaling=None)
+    labels = [stream(SketchedOnlineClassifier(rule), Z[:1400], y[:1400], [-1, 1]).predict(
+        Z[1400:]) for Z in (X, X * factors + shifts)]
+    assert np.mean(labels[0] == labels[1]) < 0.95
+
+
+@pytest.mark.parametrize("rule", [AdaFD(), DiagonalAdaGrad(), SDROGD()])
+def test_one_fit_learns_on_the_standardized_features(problem, rule):
+    # a single call sees the whole data: its units are StandardScaler's
+    X, y, factors, shifts = problem
+    Z = X[:500] * factors + shifts
+    fitted = SketchedOnlineClassifier(rule, sketch="exact" if not isinstance(
+        rule, DiagonalAdaGrad) else None, shuffle=False, max_iter=2).fit(Z, y[:500])
+    paper = SketchedOnlineClassifier(rule.set_params(feature_scaling=None), sketch=fitted.sketch,
+                                     shuffle=False, max_iter=2)
+    scaler = StandardScaler().fit(Z)
+    paper.fit(scaler.transform(Z), y[:500])
+    np.testing.assert_allclose(fitted.decision_function(Z),
+                               paper.decision_function(scaler.transform(Z)), rtol=1e-7,
+                               atol=1e-9)
+    assert fitted.progressive_loss_ == pytest.approx(paper.progressive_loss_, rel=1e-9)
+
+
+@pytest.mark.parametrize(("rule", "sketch"), [("ada_fd", "fast_fd"), ("ada_fd", "oja"),
+                                              ("ada_fd", "exact"), ("adagrad", None)])
+def test_a_change_of_units_keeps_the_function_learned(problem, rule, sketch):
+    X, y, _, _ = problem
+    model = stream(SketchedOnlineClassifier(rule, sketch=sketch, random_state=0), X[:300],
+                   y[:300], [-1, 1])
+    before = model.decision_function(X[1000:])
+    shifted = X[300:600] * 10.0 + 50.0
+    model._move_units(shifted, y[300:600], None)  # what partial_fit does before learning
+    model._publish_coef()
+    assert not np.allclose(model._units["scale"], 0.0)
+    np.testing.assert_allclose(model._units["center"], shifted.mean(axis=0) / 2
+                               + X[:300].mean(axis=0) / 2, rtol=1e-9)
+    np.testing.assert_allclose(model.decision_function(X[1000:]), before, rtol=1e-8,
+                               atol=1e-10)
+
+
+@pytest.mark.parametrize(("rule", "sketch"), [("ada_fd", "fast_fd"), ("ada_fd", "rfd"),
+                                              ("ada_fd", "exact"), ("adagrad", None)])
+def test_regression_predictions_scale_with_targets(rule, sketch):
+    X, y = load_diabetes(return_X_y=True)
+    predictions = [
+        stream(SketchedOnlineRegressor(rule, sketch=sketch, random_state=0), X[:300],
+               y[:300] * factor).predict(X[300:]) / factor
+        for factor in (1.0, 1e4)]
+    np.testing.assert_allclose(predictions[1], predictions[0], rtol=1e-7)
+    assert np.corrcoef(predictions[0], y[300:])[0, 1] > 0.5  # it learned
+
+
+def test_sparse_streams_are_scaled_but_not_centred(problem):
+    X, y, factors, _ = problem
+    model = SketchedOnlineClassifier("adagrad").fit(sp.csr_matrix(X * factors), y)
+    assert not model._units["center_features"]
+    np.testing.assert_array_equal(model._units["center"], 0.0)
+    np.testing.assert_allclose(model._units["scale"],
+                               np.sqrt(np.mean((X * factors) ** 2, axis=0)), rtol=1e-9)
