@@ -289,7 +289,7 @@ class _BaseSketchedOnline(BaseEstimator):
                                              float(self._epsilon()) / target_scale, self.t_ - 1)
                     rows, kernel_order = arrays, order
                     if self._units is not None:
-                        rows = row_arrays(_units.standardize(X[order], self._units))[:5]
+                        rows = row_arrays(_units.standardize(X, order, self._units))[:5]
                         kernel_order = np.arange(order.size)
                         targets = targets / target_scale
                     jobs = [(k, (*rows, kernel_order, targets[k], weights[k]), loss, settings,

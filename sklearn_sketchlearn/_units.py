@@ -29,6 +29,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._kernels._son import RESCALE_TOLERANCE
+from ._kernels._units import standardized_rows, weighted_moments
 
 # A variance below this fraction of the squared mean is a constant feature's
 # rounding noise (the mean of n equal numbers is off by ~n eps).
@@ -65,8 +66,8 @@ def observe(units, X, y=None, sample_weight=None):
         squares = np.asarray(X.multiply(X).T @ weights).ravel()
         deviations = np.maximum(squares - n * mean * mean, 0.0)
     else:
-        mean = weights @ X / n
-        deviations = weights @ (X - mean) ** 2
+        mean, deviations = np.empty(X.shape[1]), np.empty(X.shape[1])
+        weighted_moments(X, weights, mean, deviations)
     count = units["count"]
     total = count + n
     delta = mean - units["mean"]
@@ -118,17 +119,19 @@ def move(units):
     return moved_units, a, b, units["target_scale"] / target_scale
 
 
-def standardize(X, units):
-    """Rows of ``X`` in the units in use (a new array or CSR matrix)."""
+def standardize(X, order, units):
+    """Rows ``order`` of ``X`` in the units in use (a new array or CSR matrix)."""
     inverse_scale = np.divide(1.0, units["scale"], out=np.zeros_like(units["scale"]),
                               where=units["scale"] > 0.0)
-    if sp.issparse(X) and not units["center_features"]:
-        X = X.copy()
-        X.data *= inverse_scale[X.indices]
-        return X
     if sp.issparse(X):
-        X = X.toarray()
-    return np.ascontiguousarray((X - units["center"]) * inverse_scale)
+        rows = X[order]
+        if units["center_features"]:  # a stream that started dense stays centred
+            return (rows.toarray() - units["center"]) * inverse_scale
+        rows.data *= inverse_scale[rows.indices]
+        return rows
+    out = np.empty((order.shape[0], X.shape[1]))
+    standardized_rows(X, order, units["center"], inverse_scale, out)
+    return out
 
 
 def original_coef(coef, units, fit_intercept):
