@@ -70,9 +70,9 @@ print(f"best SDROGD {max(sdrogd):.4f}, best Pegasos {max(pegasos):.4f}")
 # ----------------------------------------------------
 # Each panel varies one hyperparameter around ``eta = 0.3``, ``l = 0.1 d``,
 # ``lambda = 0``. With ``lambda`` below the most negative eigenvalue of the
-# estimated ``R``, the objective is unbounded below; the default
-# ``stabilize=True`` raises ``lambda`` to that eigenvalue batch by batch, as
-# the paper's convexity condition requires.
+# estimated ``R``, the objective is unbounded below; the paper allows it (its
+# Lemma 3) and so does the default. ``SDROGD(stabilize=True)`` raises
+# ``lambda`` to that eigenvalue batch by batch instead.
 etas = np.linspace(0.0, 1.0, 6 if QUICK else 11)
 sizes = [max(1, int(f * d)) for f in ((0.01, 0.1, 0.3) if QUICK else (0.01, 0.1, 0.2, 0.3, 0.4,
                                                                        0.5))]

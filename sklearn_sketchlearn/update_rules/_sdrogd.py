@@ -44,13 +44,20 @@ class SDROGD(BaseUpdateRule):
     eta0 : float, default=1.0
         Scale of the ``'inverse_t'`` step. Values must be in the range
         `(0.0, inf)`.
-    stabilize : bool, default=True
+    stabilize : bool, default=False
         ``R`` is indefinite, and ``lambda I + R_hat`` with it whenever
-        ``lambda < |lambda_min(R_hat)|``: the objective is then unbounded
-        below and the weights diverge (on sklearn's standardized digits, for
-        instance, ``lambda_min(R) = -2.2`` at ``eta = 0.5``). With True, each
-        step uses ``max(lambda, -lambda_min(R_hat))``, the paper's convexity
-        condition (Section 4); False applies the paper's update verbatim.
+        ``lambda < |lambda_min(R_hat)|``; the paper allows this (Section 4.2,
+        Lemma 3: a stationary point of a non-convex objective) and False applies
+        its update verbatim. With True, each step uses
+        ``max(lambda, -lambda_min(R_hat))`` instead, which keeps the objective
+        bounded below. The default is the paper's update, chosen by
+        measurement on its data: on a9a with its protocol, 83.41 +- 0.27 %
+        after one pass against 82.35 +- 0.57 % stabilized (paper: 83.49 %),
+        and on its toy problem 86.05 +- 0.63 % against 86.15 +- 0.64 %. Where
+        ``lambda_min(R)`` is far below ``-lambda`` the verbatim update can
+        learn little or diverge (standardized digits at the defaults: 36 %
+        one-pass accuracy against 83 % with True); a divergence raises a
+        ``ValueError``, and ``stabilize=True`` or a larger ``alpha`` helps.
 
     See Also
     --------
@@ -101,7 +108,7 @@ class SDROGD(BaseUpdateRule):
 
     def __init__(
         self, alpha=0.125, *, within_class_weight=0.5, batch_size=60, learning_rate="inverse_t",
-        eta0=1.0, stabilize=True,
+        eta0=1.0, stabilize=False,
     ):
         self.alpha = alpha
         self.within_class_weight = within_class_weight
