@@ -43,6 +43,16 @@ def _same_strategy(a, b):
     return type(a) is type(b) and (a is None or a.get_params() == b.get_params())
 
 
+def resolve_strategies(update_rule, sketch):
+    """New update-rule and sketch objects (or None) for the estimators' parameters:
+    shortcuts instantiated, objects cloned, ``sketch='auto'`` resolved."""
+    rule = UPDATE_RULES[update_rule]() if isinstance(update_rule, str) else clone(update_rule)
+    spec = rule._default_sketch if sketch == "auto" else sketch
+    if spec is None:
+        return rule, None
+    return rule, SKETCHES[spec]() if isinstance(spec, str) else clone(spec)
+
+
 class _BaseSketchedOnline(BaseEstimator):
     """Shared machinery of the two online learners."""
 
@@ -75,18 +85,8 @@ class _BaseSketchedOnline(BaseEstimator):
         ``sketch_size`` is clipped to it in the fitted copy (whose directions
         then span the whole space: all that a larger sketch could hold).
         """
-        if isinstance(self.update_rule, str):
-            rule = UPDATE_RULES[self.update_rule]()
-        else:
-            rule = clone(self.update_rule)
+        rule, sketch = resolve_strategies(self.update_rule, self.sketch)
         rule._validate_params()
-        spec = rule._default_sketch if self.sketch == "auto" else self.sketch
-        if spec is None:
-            sketch = None
-        elif isinstance(spec, str):
-            sketch = SKETCHES[spec]()
-        else:
-            sketch = clone(spec)
         if sketch is not None:
             sketch._validate_params()
         if isinstance(sketch, OjaSketch) and sketch.sketch_size > n_weights:

@@ -7,14 +7,19 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.base import clone
-from sklearn.datasets import load_iris, make_classification
+from sklearn.datasets import load_iris, make_blobs, make_classification
 from sklearn.exceptions import NotFittedError
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.validation import check_is_fitted
 
 from sklearn_sketchlearn import SketchedOnlineClassifier, SketchedOnlineRegressor
 from sklearn_sketchlearn.sketches import SKETCHES, OjaSketch
-from sklearn_sketchlearn.update_rules import AdaFD, OnlineGradientDescent, SketchedOnlineNewton
+from sklearn_sketchlearn.update_rules import (
+    SDROGD,
+    AdaFD,
+    OnlineGradientDescent,
+    SketchedOnlineNewton,
+)
 
 from .reference.learners import PAPER_SON
 
@@ -264,6 +269,25 @@ def test_predictions_far_beyond_the_targets_are_a_divergence(stream):
         model.partial_fit(X[:50], y[:50])
     with pytest.raises(NotFittedError):
         check_is_fitted(model)
+
+
+def test_papers_sdrogd_diverges_loudly_on_unscaled_data_that_the_default_learns():
+    # The paper's update lets lambda I + R_hat be indefinite. On blobs scaled
+    # by 30, eta0 / t times the scatter term overshoots (predictions ~1e18 in
+    # the first pass): a ValueError, with the fitted model exactly as it was.
+    X, y = make_blobs(300, n_features=8, centers=2, random_state=0)
+    paper = SDROGD(stabilize=False, feature_scaling=None)
+    model = SketchedOnlineClassifier(paper, random_state=0)
+    model.partial_fit(X[:60] / 30.0, y[:60], classes=[0, 1])
+    before = pickle.dumps(model)
+    with pytest.raises(ValueError, match="SDROGD diverged .* a prediction reached"):
+        model.partial_fit(X * 30.0, y)
+    assert pickle.dumps(model) == before
+    # the default learns in running units with the stabilized step: the same
+    # stream is learned, whatever the units
+    default = SketchedOnlineClassifier("sdrogd", random_state=0)
+    default.partial_fit(X[:60] / 30.0, y[:60], classes=[0, 1]).partial_fit(X * 30.0, y)
+    assert default.score(X * 30.0, y) > 0.9
 
 
 def test_the_divergence_threshold_follows_the_scale_of_the_targets(stream):

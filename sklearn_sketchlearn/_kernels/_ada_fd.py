@@ -7,22 +7,25 @@ paper                               here
 ``beta_t``                          ``weights``
 ``g_t``, ``g_bar_t = sum g``        ``slope * x``, ``gradient_sum``
 ``eta``, ``delta``                  ``eta``, ``delta``
-``S_t`` (tau or 2 tau rows)         ``rows`` (FD buffer); also Oja and RP
+``S_t``; ``M_t^{1/2} V_t^T``         ``rows`` (FD buffer); also Oja and RP
 ``H_t = delta I + (S^T S)^{1/2}``   applied by :func:`adagrad_solve`
 ``G_t`` (ADA-FULL)                  ``dense``
 ==================================  ========================================
 
 Per example: predict ``beta^T x``, sketch the gradient ``g``, then step
 ``beta <- beta - eta H^{-1} g`` (composite mirror descent) or
-``beta <- -eta H^{-1} g_bar`` (dual averaging). The row-by-row FD buffer is
-shrunk before the step (Algorithms 1, 2); the doubling buffer after it, so
-that ADA-FFD steps with all ``2 tau`` directions (Algorithms 3, 4). ``H^{-1}``
-comes from the eigendecomposition of the small Gram matrix ``S S^T``, which
-is what the paper's ``2 tau x 2 tau`` eigendecomposition of ``M_t`` computes.
-Between two shrinks that Gram matrix only gains a row and a column, so its
-eigendecomposition is updated in O(tau^2) plus a small matrix product
-(:mod:`._bordered_eigh`) rather than recomputed in O(tau^3) at every step;
-after a shrink it is diagonal.
+``beta <- -eta H^{-1} g_bar`` (dual averaging). The row-by-row FD buffer takes
+every gradient as a row and is shrunk before the step (Algorithms 1, 2). The
+doubling buffer follows Algorithms 3, 4: a gradient becomes a row only when
+it leaves the span of the rows (the paper's new column of ``V``), one inside
+the span is folded into the rows it lies in, and the buffer is shrunk after
+the step, once its rank reaches ``2 tau``; with fewer than ``2 tau`` gradient
+directions it never is, and ADA-FFD is ADA-FULL. ``H^{-1}`` comes from the
+eigendecomposition of the small Gram matrix ``S S^T``, which is what the
+paper's ``2 tau x 2 tau`` eigendecomposition of ``M_t`` computes. A new row
+only borders that Gram matrix, so its eigendecomposition is updated in
+O(tau^2) plus a small matrix product (:mod:`._bordered_eigh`) rather than
+recomputed in O(tau^3); after a shrink it is diagonal.
 """
 
 import numpy as np
@@ -30,11 +33,15 @@ import numpy as np
 from ._blas import axpy, dot, matvec, scale_into
 from ._bordered_eigh import bordered_eigh_update
 from ._jit import jit
-from ._learner_sketch import fd_shrink_and_project, sketch_append
+from ._learner_sketch import fd_append_row, fd_shrink_and_project, sketch_append
 from ._losses import loss_derivative
-from ._lowrank import spectrum_weights
+from ._lowrank import rounding_level, spectrum_weights
 from ._rows import load_example
 from ._sketch_updates import EXACT, FREQUENT_DIRECTIONS, OJA, RANDOM_PROJECTION
+
+# ADA-FFD's test ``g' != g``: ``g`` leaves the sketch's span when its part
+# outside it exceeds this fraction of it.
+SPAN_TOLERANCE = 1e-6
 
 
 @jit
@@ -121,6 +128,72 @@ def reset_to_diagonal(gram, n_rows, spectrum, basis):
 
 
 @jit
+def ffd_add_gradient(rows, gram, spectrum, basis, counts, c, x, squared_norm, projected, ghat,
+                     work):
+    """ADA-FFD's sketch update for ``g = c x`` (Algorithms 3, 4, steps 4-10),
+    with ``projected = rows x`` kept current.
+
+    A gradient that leaves the span of the rows (``g' != g``: its part outside
+    exceeds ``SPAN_TOLERANCE`` of it) becomes a new row, and the Gram matrix's
+    eigendecomposition is bordered. One inside the span adds ``g' g'^T``
+    without a row: with ``g' = S^T a``, ``a = (S S^T)^+ S g``, the rows become
+    ``(I + a a^T)^{1/2} S = S + kappa a g'^T`` for ``kappa = 1 / (1 + sqrt(1 +
+    |a|^2))``, the Gram matrix ``T S S^T T`` with ``T = I + kappa a a^T``, and
+    its eigendecomposition is recomputed. This is the paper's ``V M V^T``
+    kept as ``S^T S``, which the rows determine only where they carry mass: a
+    direction whose mass is at the Gram matrix's rounding level counts as
+    outside the span, and a gradient along it adds a row where the paper's
+    ``V`` still holds the direction. ``ghat`` (d) and ``work`` (capacity) are
+    scratch. Returns the number of rows in use.
+    """
+    n_rows = counts[0]
+    if c == 0.0:
+        return n_rows
+    # a = B diag(1 / lam) B^T (S x) in work, over the directions the solve
+    # keeps (lam above rounding); x' = S^T a, the projection of x on the span
+    floor = rounding_level(spectrum[:n_rows])
+    scaled = np.zeros(n_rows)
+    for i in range(n_rows):
+        if spectrum[i] > floor:
+            scaled[i] = dot(basis[:n_rows, i], projected[:n_rows]) / spectrum[i]
+    inside = np.zeros(x.shape[0])
+    for j in range(n_rows):
+        coefficient = dot(basis[j, :n_rows], scaled)
+        work[j] = coefficient
+        axpy(coefficient, rows[j], inside)
+    outside = 0.0
+    for k in range(x.shape[0]):
+        outside += (x[k] - inside[k]) ** 2
+    if outside > SPAN_TOLERANCE**2 * squared_norm:
+        fd_append_row(rows, gram, counts, c, x, squared_norm, projected, ghat, work)
+        bordered_eigh_update(spectrum, basis, n_rows, gram[:n_rows, n_rows],
+                             gram[n_rows, n_rows])
+        return n_rows + 1
+    # a and g' of g = c x: c work and c inside; product = (S S^T) a
+    for j in range(n_rows):
+        work[j] *= c
+    norm2 = dot(work[:n_rows], work[:n_rows])
+    kappa = 1.0 / (1.0 + np.sqrt(1.0 + norm2))
+    for j in range(n_rows):
+        axpy(kappa * c * work[j], inside, rows[j])
+    product = np.empty(n_rows)
+    for i in range(n_rows):
+        product[i] = dot(gram[i, :n_rows], work[:n_rows])
+    curvature = kappa * kappa * dot(work[:n_rows], product)
+    for i in range(n_rows):
+        for j in range(n_rows):
+            gram[i, j] += (kappa * (product[i] * work[j] + work[i] * product[j])
+                           + curvature * work[i] * work[j])
+    lam, vectors = np.linalg.eigh(np.ascontiguousarray(gram[:n_rows, :n_rows]))
+    spectrum[:n_rows] = lam
+    basis[:n_rows, :n_rows] = vectors
+    shift = kappa * c * dot(inside, x)  # S' x = S x + kappa a (g'^T x)
+    for j in range(n_rows):
+        projected[j] += shift * work[j]
+    return n_rows
+
+
+@jit
 def ada_fd_partial_fit(chunk, state, params, decisions):
     """One pass of ADA-FD over a chunk, in the order given by ``chunk``'s ``order``.
 
@@ -190,14 +263,18 @@ def ada_fd_partial_fit(chunk, state, params, decisions):
             if missed and (kind == OJA or kind == RANDOM_PROJECTION) and slope != 0.0:
                 floats[1] += slope * slope * residual_off_sketch(
                     kind, x, projected, factor, spectrum, gram_eigenvectors, n_rows)
-            n_rows = sketch_append(kind, rows, gram, eigenvalues, factor, counts, slope, x,
-                                   dot(x, x), projected, ghat, work, oja_eta0, oja_constant)
+            if kind == FREQUENT_DIRECTIONS and not shrink_first:
+                n_rows = ffd_add_gradient(rows, gram, gram_eigenvalues, gram_eigenvectors,
+                                          counts, slope, x, dot(x, x), projected, ghat, work)
+            else:
+                n_rows = sketch_append(kind, rows, gram, eigenvalues, factor, counts, slope, x,
+                                       dot(x, x), projected, ghat, work, oja_eta0, oja_constant)
         full = kind == FREQUENT_DIRECTIONS and n_rows == capacity
         if full and shrink_first:
             n_rows = fd_shrink_and_project(rows, gram, floats, n_rows, rank, x, projected)
             counts[0] = n_rows
             reset_to_diagonal(gram, n_rows, gram_eigenvalues, gram_eigenvectors)
-        elif kind == FREQUENT_DIRECTIONS and n_rows > n_before:  # bordered by the new row
+        elif kind == FREQUENT_DIRECTIONS and shrink_first and n_rows > n_before:
             bordered_eigh_update(gram_eigenvalues, gram_eigenvectors, n_before,
                                  gram[:n_before, n_before], gram[n_before, n_before])
         elif kind == RANDOM_PROJECTION and (dual or slope != 0.0):

@@ -35,17 +35,9 @@ def sketch_append(kind, rows, gram, eigenvalues, factor, counts, c, x, squared_n
     is kept equal to ``S S^T`` by its rank-two update (SON, Section 3).
     """
     if kind == FREQUENT_DIRECTIONS:
-        n_rows = counts[0]
         if c == 0.0:
-            return n_rows
-        for j in range(n_rows):
-            work[j] = c * projected[j]
-        for j in range(x.shape[0]):
-            ghat[j] = c * x[j]
-        fd_insert(rows, gram, n_rows, ghat, work[:n_rows], c * c * squared_norm)
-        projected[n_rows] = c * squared_norm
-        counts[0] = n_rows + 1
-        return n_rows + 1
+            return counts[0]
+        return fd_append_row(rows, gram, counts, c, x, squared_norm, projected, ghat, work)
     n_rows = rows.shape[0]
     if kind == OJA:
         beta = oja_small_update(factor, gram, eigenvalues, counts, projected, c, squared_norm,
@@ -68,6 +60,21 @@ def sketch_append(kind, rows, gram, eigenvalues, factor, counts, c, x, squared_n
             for j in range(n_rows):
                 projected[j] += r[j] * c * squared_norm
     return n_rows
+
+
+@jit
+def fd_append_row(rows, gram, counts, c, x, squared_norm, projected, ghat, work):
+    """Write ``g_hat = c x`` into the FD buffer's first empty row (``counts[0]``
+    rows in use) and extend ``projected = rows x``. Returns the rows in use."""
+    n_rows = counts[0]
+    for j in range(n_rows):
+        work[j] = c * projected[j]
+    for j in range(x.shape[0]):
+        ghat[j] = c * x[j]
+    fd_insert(rows, gram, n_rows, ghat, work[:n_rows], c * c * squared_norm)
+    projected[n_rows] = c * squared_norm
+    counts[0] = n_rows + 1
+    return n_rows + 1
 
 
 @jit

@@ -44,16 +44,23 @@ def spectral_weights(gram, rho, ridge, power):
 
 
 @jit
+def rounding_level(eigenvalues):
+    """``k eps lam_max`` for the k eigenvalues of a Gram matrix: those at or
+    below it are rounding, and their directions are treated as absent."""
+    largest = 0.0
+    for i in range(eigenvalues.shape[0]):
+        largest = max(largest, eigenvalues[i])
+    return eigenvalues.shape[0] * np.finfo(np.float64).eps * largest
+
+
+@jit
 def spectrum_weights(eigenvalues, rho, ridge, power):
     """The weights ``psi`` and ``c`` of :func:`spectral_weights`, from the
     eigenvalues of ``S S^T`` in any order."""
     k = eigenvalues.shape[0]
     c = ridge + rho**power
     psi = np.zeros(k)
-    largest = 0.0
-    for i in range(k):
-        largest = max(largest, eigenvalues[i])
-    tolerance = k * np.finfo(np.float64).eps * largest
+    tolerance = rounding_level(eigenvalues)
     for i in range(k):
         lam = eigenvalues[i]
         if lam > tolerance:

@@ -23,8 +23,10 @@ class AdaFD(BaseUpdateRule):
     * ``form='dual'``: ``beta_{t+1} = -eta H_t^{-1} sum_{s<=t} g_s``.
 
     With a Frequent Directions sketch this is ADA-FD (Algorithms 1 and 2), with
-    the fast (doubling) one ADA-FFD (Algorithms 3 and 4: the step uses all
-    ``2 tau`` directions before the shrink), with the exact sketch ADA-FULL.
+    the fast (doubling) one ADA-FFD (Algorithms 3 and 4: a gradient adds a
+    direction only when it leaves the sketch's span, and the sketch is shrunk
+    after the step once it holds ``2 tau`` directions, so with fewer gradient
+    directions than that ADA-FFD is ADA-FULL), with the exact sketch ADA-FULL.
     ``H_t^{-1} v`` costs one small eigendecomposition of the sketch's Gram
     matrix and two passes over the sketch; ADA-FULL costs O(d^3).
 

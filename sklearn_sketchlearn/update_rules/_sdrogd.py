@@ -47,11 +47,18 @@ class SDROGD(BaseUpdateRule):
         `(0.0, inf)`.
     stabilize : bool, default=True
         ``R`` is indefinite, and ``lambda I + R_hat`` with it whenever
-        ``lambda < |lambda_min(R_hat)|``: the objective is then unbounded
-        below and the weights diverge (on sklearn's standardized digits, for
-        instance, ``lambda_min(R) = -2.2`` at ``eta = 0.5``). With True, each
-        step uses ``max(lambda, -lambda_min(R_hat))``, the paper's convexity
-        condition (Section 4); False applies the paper's update verbatim.
+        ``lambda < |lambda_min(R_hat)|``; the paper allows this (Section 4.2,
+        Lemma 3: a stationary point of a non-convex objective) and False applies
+        its update verbatim. With True, each step uses
+        ``max(lambda, -lambda_min(R_hat))`` instead, which keeps the objective
+        bounded below. Measured: on the paper's a9a protocol the verbatim
+        update reaches 83.41 +- 0.27 % after one pass against 82.35 +- 0.57 %
+        stabilized (paper: 83.49 %), and on its toy problem 86.05 +- 0.63 %
+        against 86.15 +- 0.64 %; but where ``lambda_min(R)`` is far below
+        ``-lambda`` it learns little or diverges (standardized digits at the
+        defaults: 36 % one-pass accuracy against 83 % stabilized), so the
+        default, which must work on any data untuned, stabilizes. The paper's
+        algorithm is ``SDROGD(stabilize=False, feature_scaling=None)``.
     feature_scaling : {'standardize'} or None, default='standardize'
         ``'standardize'`` learns on each feature's running standardization
         ``(x_j - c_j) / s_j``, so that ``alpha``, ``eta0`` and the scatter

@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from sklearn_sketchlearn._kernels._ada_fd import SPAN_TOLERANCE
 from sklearn_sketchlearn._kernels._sketch_updates import rp_draw
 from sklearn_sketchlearn.losses import LOSSES
 
@@ -249,12 +250,10 @@ def sqrtm_psd(matrix):
     return eigenvectors @ np.diag(np.sqrt(eigenvalues)) @ eigenvectors.T
 
 
-def ada_fd(X, y, sample_weight, sketch, *, loss, eta, delta, dual, step_before_shrink=False,
-           fit_intercept=True, epsilon=0.1, adaptive_ridge=False):
+def ada_fd(X, y, sample_weight, sketch, *, loss, eta, delta, dual, fit_intercept=True,
+           epsilon=0.1, adaptive_ridge=False):
     """ADA-FD (Algorithms 1, 2) with H = delta I + G_hat^{1/2} solved densely.
 
-    ``step_before_shrink`` is ADA-FFD (Algorithms 3, 4): the step sees the
-    buffer before the shrink this gradient triggers, ``B_{t-1}^T B_{t-1} + g g^T``.
     ``adaptive_ridge`` (``AdaFD(ridge='adaptive')``) adds an FD sketch's total
     shrink to its ``B^T B`` (as Sketchy does), and to Oja's or a random
     projection's the mass of the gradients off the sketch's rows, spread over
@@ -275,17 +274,10 @@ def ada_fd(X, y, sample_weight, sketch, *, loss, eta, delta, dual, step_before_s
             rows = sketch.V if sketch.kind == "oja" else sketch.S
             captured = 0.0 if rows is None else g @ rows.T @ np.linalg.pinv(rows.T) @ g
             missed += g @ g - captured
-        if step_before_shrink:
-            gram, shift = sketch.gram(D)
-            gram = gram + np.outer(g, g)
-            sketch.add(g)
-        else:
-            sketch.add(g)
-            gram, shift = sketch.gram(D)
-        if adaptive_ridge and sketch.kind == "fd" and not sketch.regularized and sketch.rows:
-            rows = np.array(sketch.rows[:-1] if step_before_shrink else sketch.rows)
-            shift = frequent_directions(rows, sketch.rank, fast=sketch.fast)[2] if len(
-                rows) else 0.0
+        sketch.add(g)
+        gram, shift = sketch.gram(D)
+        if adaptive_ridge and sketch.kind == "fd" and not sketch.regularized:
+            shift = frequent_directions(np.array(sketch.rows), sketch.rank)[2]
         if adaptive_ridge and sketch.kind in ("oja", "rp"):
             m = sketch.V.shape[0] if sketch.kind == "oja" else sketch.rank
             shift = missed / max(min(D, sketch.t) - m, 1)
@@ -296,6 +288,58 @@ def ada_fd(X, y, sample_weight, sketch, *, loss, eta, delta, dual, step_before_s
         else:
             beta = beta - eta * np.linalg.solve(H, g)
     return beta, predictions
+
+
+def ada_ffd(X, y, sample_weight, *, tau, loss, eta, delta, dual, regularized=False, alpha0=0.0,
+            fit_intercept=True, epsilon=0.1, adaptive_ridge=False):
+    """ADA-FFD as Algorithms 3 (``dual``) and 4 of Wan & Zhang write it.
+
+    The sketch is ``S^T S = V M V^T``: ``V`` (d x 2 tau) holds ``r`` orthonormal
+    columns and zeros, ``M`` is 2 tau x 2 tau. A gradient adds a column only
+    when it leaves span(V) (``g' != g``, read as: its part outside the span is
+    more than ``SPAN_TOLERANCE`` of it, since rounding leaves ``g - g'`` at
+    ~1e-16 rather than 0), and the sketch is shrunk only when ``r`` reaches
+    2 tau, after the step: ``sigma = Sigma_{tau tau}`` (the tau-th largest),
+    ``M = max(Sigma - sigma I, 0)``, ``V = V U``, ``r = tau - 1``, the last
+    ``tau + 1`` columns zeroed. ``regularized`` adds RFD's
+    ``(alpha0 + sum sigma / 2) I`` under the square root (not in the paper),
+    ``adaptive_ridge`` the whole ``(sum sigma) I`` (``AdaFD(ridge='adaptive')``).
+    Returns ``(beta, predictions, V M V^T)``.
+    """
+    loss = LOSSES[loss]
+    n, d = X.shape
+    D = d + fit_intercept
+    V, M, r = np.zeros((D, 2 * tau)), np.zeros((2 * tau, 2 * tau)), 0
+    beta, g_bar, shrinkage = np.zeros(D), np.zeros(D), 0.0
+    predictions = np.empty(n)
+    for t in range(n):
+        x = np.append(X[t], 1.0) if fit_intercept else X[t].copy()
+        predictions[t] = beta @ x
+        g = sample_weight[t] * loss.derivative(predictions[t], y[t], epsilon) * x
+        g_bar += g
+        g_prime = V @ (V.T @ g)  # step 4
+        if np.linalg.norm(g - g_prime) > SPAN_TOLERANCE * np.linalg.norm(g):  # steps 5-7
+            v = g - g_prime
+            v -= V @ (V.T @ v)  # Gram-Schmidt twice: v orthogonal to V to rounding
+            V[:, r] = v / np.linalg.norm(v)
+            r += 1
+        M += np.outer(V.T @ g, V.T @ g)  # step 9
+        Sigma, U = np.linalg.eigh(M)  # step 10
+        Sigma, U = Sigma[::-1], U[:, ::-1]  # decreasing, so Sigma_{tau tau} is Sigma[tau - 1]
+        rho = alpha0 + shrinkage / 2 if regularized else shrinkage if adaptive_ridge else 0.0
+        H = delta * np.eye(D) + sqrtm_psd(V @ M @ V.T + rho * np.eye(D))
+        if dual:  # step 11
+            beta = -eta * np.linalg.solve(H, g_bar)
+        else:
+            beta = beta - eta * np.linalg.solve(H, g)
+        if r == 2 * tau:  # steps 12-15
+            sigma = Sigma[tau - 1]
+            M = np.diag(np.maximum(Sigma - sigma, 0.0))
+            V = V @ U
+            r = tau - 1
+            V[:, r:] = 0.0
+            shrinkage += sigma
+    return beta, predictions, V @ M @ V.T
 
 
 def first_order(X, y, sample_weight, *, loss, adaptive, eta0, power_t=0.5, delta=1e-6,

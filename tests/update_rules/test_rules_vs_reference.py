@@ -23,7 +23,15 @@ from sklearn_sketchlearn.update_rules import (
     SketchedOnlineNewton,
 )
 
-from ..reference.learners import PAPER_SON, DenseSketch, ada_fd, first_order, sdrogd, son
+from ..reference.learners import (
+    PAPER_SON,
+    DenseSketch,
+    ada_fd,
+    ada_ffd,
+    first_order,
+    sdrogd,
+    son,
+)
 
 SKETCHES = {
     "none": None,
@@ -87,6 +95,7 @@ def check_against(model, X, y, weights, expected, predictions, loss, sparse, eps
 
 
 PAPER = PAPER_SON
+PAPER_ADA_FD = {"ridge": "fixed", "feature_scaling": None}  # the paper's ADA-FD(FD)
 SON_SETTINGS = {
     "squared-projected": dict(loss="squared_error", alpha=0.5, bound=1.0, sigma=1.0, **PAPER),
     "log-eta-schedule": dict(loss="log_loss", alpha=2.0, bound=None, sigma=0.3, eta0=0.5,
@@ -157,13 +166,84 @@ def test_ada_fd(data, sketch, form, ridge):
     spec = SKETCHES[sketch]
     rule = AdaFD(eta0=0.3, delta=0.5, form=form, ridge=ridge, feature_scaling=None)
     model = SketchedOnlineClassifier(rule, sketch=spec, loss=loss, random_state=0)
-    fast = getattr(spec, "fast", False)
-    expected, predictions = ada_fd(
-        X, np.where(labels == 1, 1.0, -1.0), weights, reference_sketch(spec, 6), loss=loss,
-        eta=0.3, delta=0.5, dual=form == "dual", step_before_shrink=fast,
-        adaptive_ridge=ridge == "adaptive",
-    )
+    signs = np.where(labels == 1, 1.0, -1.0)
+    adaptive = ridge == "adaptive"
+    if getattr(spec, "fast", False):
+        regularized = isinstance(spec, RegularizedFrequentDirections)
+        expected, predictions, _ = ada_ffd(
+            X, signs, weights, tau=spec.sketch_size, loss=loss, eta=0.3, delta=0.5,
+            dual=form == "dual", regularized=regularized,
+            alpha0=spec.alpha0 if regularized else 0.0, adaptive_ridge=adaptive,
+        )
+    else:
+        expected, predictions = ada_fd(
+            X, signs, weights, reference_sketch(spec, 6), loss=loss, eta=0.3, delta=0.5,
+            dual=form == "dual", adaptive_ridge=adaptive,
+        )
     check_against(model, X, labels, weights, expected, predictions, LOSSES[loss], sparse=False)
+
+
+def low_rank_data(n_samples, n_features, rank, seed):
+    """Examples spanning ``rank`` directions, some repeated, and their +-1 labels:
+    gradients that stop leaving the sketch's span, where ADA-FFD differs from
+    shrinking every ``tau + 1`` gradients."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n_samples, rank)) @ rng.standard_normal((rank, n_features))
+    X[1::7] = X[::7][: X[1::7].shape[0]]
+    y = np.where(X @ rng.standard_normal(n_features) + rng.standard_normal(n_samples) > 0,
+                 1.0, -1.0)
+    return X, y
+
+
+@pytest.mark.parametrize("form", ["mirror", "dual"])
+@pytest.mark.parametrize("tau, rank", [(2, 4), (3, 2)], ids=["shrinks", "never-full"])
+@pytest.mark.parametrize("regularized", [False, True], ids=["fast_fd", "fast_rfd"])
+def test_ada_ffd_low_rank(form, tau, rank, regularized):
+    # rank + 1 gradient directions (with the intercept): 2 tau = 4 < 5 shrinks
+    # between gradients inside the span, 2 tau = 6 > 3 never shrinks.
+    X, y = low_rank_data(80, 7, rank, seed=rank)
+    weights = np.ones(80)
+    sketch = (RegularizedFrequentDirections(tau, alpha0=0.1, fast=True) if regularized
+              else FrequentDirections(tau, fast=True))
+    # Not the log loss: far from the boundary its gradients shrink to 1e-12 of
+    # the others, and directions at the rounding level of the sketch cannot be
+    # told apart (the kernel treats them as absent, the paper's V keeps them).
+    loss = "squared_hinge" if form == "mirror" else "hinge"
+    model = SketchedOnlineClassifier(AdaFD(eta0=0.3, delta=0.5, form=form, **PAPER_ADA_FD),
+                                     sketch=sketch, loss=loss)
+    expected, predictions, sketched = ada_ffd(
+        X, y, weights, tau=tau, loss=loss, eta=0.3, delta=0.5, dual=form == "dual",
+        regularized=regularized, alpha0=0.1 if regularized else 0.0)
+    check_against(model, X, (y > 0).astype(int), weights, expected, predictions, LOSSES[loss],
+                  sparse=False)
+    # The state keeps its meaning: rows = S with S^T S = V M V^T, gram = S S^T
+    # and its eigendecomposition.
+    state = {key: value[0] for key, value in model._state.items()}
+    n_rows = state["counts"][0]
+    S, gram = state["rows"][:n_rows], state["gram"][:n_rows, :n_rows]
+    scale = np.abs(sketched).max()
+    np.testing.assert_allclose(S.T @ S, sketched, rtol=0, atol=1e-10 * scale)
+    np.testing.assert_allclose(gram, S @ S.T, rtol=0, atol=1e-10 * scale)
+    lam, basis = state["gram_eigenvalues"][:n_rows], state["gram_eigenvectors"][:n_rows, :n_rows]
+    np.testing.assert_allclose(basis * lam @ basis.T, gram, rtol=0, atol=1e-10 * scale)
+
+
+@pytest.mark.parametrize("form", ["mirror", "dual"])
+def test_ada_ffd_equals_ada_full_below_two_tau(form):
+    # The paper's footnote 1: with fewer than 2 tau gradient directions the
+    # shrink never runs and ADA-FFD is ADA-FULL (d = 12, tau = 8 here).
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((150, 12)) * np.linspace(0.2, 3.0, 12)
+    y = X @ rng.standard_normal(12)
+
+    def fitted(sketch):
+        rule = AdaFD(eta0=0.3, delta=1.0, form=form, **PAPER_ADA_FD)
+        return SketchedOnlineRegressor(rule, sketch=sketch, loss="absolute_error",
+                                       fit_intercept=False).partial_fit(X, y)
+
+    ffd, full = fitted(FrequentDirections(8, fast=True)), fitted(ExactSketch())
+    np.testing.assert_allclose(ffd.coef_, full.coef_, rtol=1e-9, atol=1e-12)
+    assert ffd.progressive_loss_ == pytest.approx(full.progressive_loss_, rel=1e-9)
 
 
 @pytest.mark.parametrize(
