@@ -1,7 +1,14 @@
 """The learners on dask: dask-ml's ``Incremental`` streams the blocks of a dask
 array or the partitions of a dask dataframe through ``partial_fit``, and a
 search runs on a cluster through joblib's dask backend, each giving exactly
-the model or scores of the same computation in this process."""
+the model or scores of the same computation in this process; the user guide's
+page on scaling out runs as printed."""
+
+import contextlib
+import io
+import re
+import textwrap
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -81,3 +88,26 @@ def test_grid_search_on_the_dask_backend_matches_the_default_backend(dask_client
                                   in_process.cv_results_["rank_test_score"])
     # the search has power: the candidates' scores differ
     assert np.ptp(in_process.cv_results_["mean_test_score"]) > 0
+
+
+def test_the_scaling_out_page_runs_as_printed():
+    # every literal block of the page runs, in order, and prints the output
+    # block that follows it
+    page = (Path(__file__).resolve().parents[1] / "doc" / "user_guide" / "scaling_out.rst")
+    blocks = re.findall(r"(::|\.\. code-block:: text)\n\n((?:    .*\n|\n)+)", page.read_text())
+    namespace, checked = {}, 0
+    try:
+        for (kind, code), (next_kind, expected) in zip(blocks, blocks[1:] + [("", "")]):
+            if kind != "::":
+                continue
+            printed = io.StringIO()
+            with contextlib.redirect_stdout(printed):
+                exec(compile(textwrap.dedent(code), str(page), "exec"), namespace)
+            if next_kind.startswith(".. code-block"):
+                assert printed.getvalue().strip() == textwrap.dedent(expected).strip()
+                checked += 1
+    finally:
+        for name in ("client", "cluster"):
+            if name in namespace:
+                namespace[name].close()
+    assert checked == 3
