@@ -1,8 +1,9 @@
 """Scaling out: a Frequent Directions sketch of a dask array on a cluster against
 one process, GridSearchCV over processes, and parameter mixing against one stream.
 
-    python benchmarks/scaling_out.py           # about 15 minutes on 2 cores
+    python benchmarks/scaling_out.py           # about 15 minutes on 2 quiet cores
     python benchmarks/scaling_out.py --quick   # a smoke run in seconds (CI)
+    python benchmarks/scaling_out.py --sections fd --repeats 1
 
 Needs the ``dask`` extra (``pip install -e ".[dask]"``). Timings are medians of
 ``repeats`` runs, interleaved so that drift of a shared machine hits both sides;
@@ -191,28 +192,44 @@ def mixing_section(config):
     return lines
 
 
+SECTIONS = {
+    "fd": "Frequent Directions on a 2-worker LocalCluster",
+    "grid": "GridSearchCV over processes",
+    "mixing": "Parameter mixing against one stream",
+}
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a smoke run in seconds")
+    parser.add_argument("--sections", default=",".join(SECTIONS),
+                        help=f"comma-separated, among {', '.join(SECTIONS)} (default: all)")
+    parser.add_argument("--repeats", type=int, help="timed runs of each measurement")
     args = parser.parse_args(argv)
-    config = CONFIGS["quick" if args.quick else "full"]
+    config = dict(CONFIGS["quick" if args.quick else "full"])
+    config["repeats"] = args.repeats or config["repeats"]
+    chosen = args.sections.split(",")
     start = time.perf_counter()
     sections = {}
-    cluster_start, cluster = timed(lambda: LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=config["processes"], dashboard_address=None))
-    with cluster, Client(cluster) as client:
-        sections["Frequent Directions on a 2-worker LocalCluster"] = fd_section(config, client)
-        sections["GridSearchCV over processes"] = grid_section(config, client)
-    sections["Frequent Directions on a 2-worker LocalCluster"].append(
-        f"cluster start: {cluster_start:.1f} s (not in the timings)")
-    sections["Parameter mixing against one stream"] = mixing_section(config)
-    sections["Run"] = [f"{time.perf_counter() - start:.0f} s, "
-                       f"{'quick' if args.quick else 'full'} configuration, "
-                       f"{os.cpu_count()} cores"]
-    report = []
-    for title, lines in sections.items():
-        report += ["", title, "-" * len(title), ""] + lines
-    print("\n".join(report))
+
+    def report(key, lines):
+        sections[SECTIONS[key]] = lines
+        print("\n".join(["", SECTIONS[key], "-" * len(SECTIONS[key]), "", *lines]), flush=True)
+
+    if {"fd", "grid"} & set(chosen):
+        cluster_start, cluster = timed(lambda: LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=config["processes"],
+            dashboard_address=None))
+        with cluster, Client(cluster) as client:
+            if "fd" in chosen:
+                report("fd", fd_section(config, client)
+                       + [f"cluster start: {cluster_start:.1f} s (not in the timings)"])
+            if "grid" in chosen:
+                report("grid", grid_section(config, client))
+    if "mixing" in chosen:
+        report("mixing", mixing_section(config))
+    print(f"\n{time.perf_counter() - start:.0f} s, {'quick' if args.quick else 'full'} "
+          f"configuration, {config['repeats']} repeats, {os.cpu_count()} cores")
     return sections
 
 

@@ -54,7 +54,6 @@ def dask_client():
     """A light two-worker ``distributed`` cluster (threads, one per worker) for the
     dask tests, started once and closed at the end; they skip without dask."""
     distributed = pytest.importorskip("distributed")
-    pytest.importorskip("dask_ml")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
                                   dashboard_address=None) as cluster:
         with distributed.Client(cluster) as client:
