@@ -47,3 +47,14 @@ def load_a9a():
 @pytest.fixture(scope="session")
 def a9a():
     return load_a9a()
+
+
+@pytest.fixture(scope="session")
+def dask_client():
+    """A light two-worker ``distributed`` cluster (threads, one per worker) for the
+    dask tests, started once and closed at the end; they skip without dask."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        with distributed.Client(cluster) as client:
+            yield client

@@ -5,12 +5,14 @@ or CSR rows, a ``components_`` matrix ``B`` with ``B^T B`` approximating
 ``A^T A``, and :meth:`~BaseSketch.inverse_operator`, which applies
 ``(ridge I + G^power)^{-1}`` for the sketch's Gram estimate ``G`` in O(md) per
 vector. The update rules of :mod:`sklearn_sketchlearn.update_rules` precondition
-their gradients through these sketches.
+their gradients through these sketches. :func:`sketch_dask_array` builds
+the mergeable ones over a dask array, block by block in parallel.
 """
 
 from functools import partial
 
 from ._base import BaseSketch
+from ._distributed import sketch_dask_array
 from ._exact import ExactSketch
 from ._frequent_directions import FrequentDirections, RegularizedFrequentDirections
 from ._oja import OjaSketch
@@ -38,4 +40,5 @@ __all__ = [
     "OjaSketch",
     "RandomProjectionSketch",
     "RegularizedFrequentDirections",
+    "sketch_dask_array",
 ]

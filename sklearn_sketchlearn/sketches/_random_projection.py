@@ -85,8 +85,13 @@ class RandomProjectionSketch(BaseSketch):
 
     _kind = RANDOM_PROJECTION
 
+    # Position in the projection stream of the first row: not 0 only for a
+    # block of a longer stream sketched in parallel (sketch_dask_array).
+    _first_row = 0
+
     def _kernel_state(self, n_features, random_state):
         state = super()._kernel_state(n_features, random_state)
+        state["counts"][0] = self._first_row
         state["counts"][1] = random_state.randint(np.iinfo(np.int64).max, dtype=np.int64)
         return state
 
@@ -98,6 +103,22 @@ class RandomProjectionSketch(BaseSketch):
 
     def _factor(self):
         return self._state["rows"], 0.0
+
+    def _append(self, other):
+        """Add the sketch of the rows that follow this sketch's in one stream.
+
+        ``other`` drew its projections from the same seed, from the position
+        where this sketch stopped, so the sum is exactly the sketch of a single
+        pass over both: unlike :meth:`merge`, no independence is needed.
+        """
+        state, others = self._state, other._state
+        if not (np.array_equal(self._seeds(), other._seeds())
+                and others["counts"][0] - other.n_samples_seen_ == state["counts"][0]):
+            raise ValueError("Can only append the sketch of the rows that follow in the stream.")
+        state["rows"] = state["rows"] + others["rows"]
+        state["counts"][0] = others["counts"][0]
+        self.n_samples_seen_ += other.n_samples_seen_
+        return self
 
     def _seeds(self):
         """Seeds of every projection summed into this one."""
