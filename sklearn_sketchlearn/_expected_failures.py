@@ -83,20 +83,23 @@ def expected_failed_checks(estimator):
         "check_sample_weight_equivalence_on_dense_data": NOT_WEIGHT_EQUIVALENT,
         "check_sample_weight_equivalence_on_sparse_data": NOT_WEIGHT_EQUIVALENT,
     }
-    if isinstance(rule, SDROGD) and isinstance(sketch, RandomProjectionSketch):
+    # AdaFD and SDROGD diverge on the checks' unscaled data only as the papers
+    # write them: in running units (their default) every check passes (measured)
+    as_given = getattr(rule, "feature_scaling", None) is None
+    if as_given and isinstance(rule, SDROGD) and isinstance(sketch, RandomProjectionSketch):
         for check in ("check_fit_idempotent", "check_fit_check_is_fitted",
                       "check_n_features_in"):
             failures[check] = SDROGD_RP_OVERSHOOTS_UNSCALED
     if is_classifier(estimator):
         weighted = "check_class_weight_classifiers"
-        if isinstance(rule, SDROGD) and sketch is not None:
+        if as_given and isinstance(rule, SDROGD) and sketch is not None:
             failures[weighted] = SDROGD_OVERSHOOTS_UNSCALED
-        elif isinstance(rule, AdaFD) and (isinstance(sketch, OjaSketch) or (
+        elif as_given and isinstance(rule, AdaFD) and (isinstance(sketch, OjaSketch) or (
                 type(sketch) is FrequentDirections and not sketch.fast)):
             failures[weighted] = ADA_FD_STEP_OFF_SKETCH
         elif isinstance(rule, OnlineGradientDescent):
             failures[weighted] = OGD_STEP_SCALES_WITH_CLASS_WEIGHT
-        elif isinstance(sketch, OjaSketch):
+        elif isinstance(rule, SketchedOnlineNewton) and isinstance(sketch, OjaSketch):
             failures[weighted] = OJA_CHAOTIC_UNDER_CLASS_WEIGHTS
     elif (isinstance(rule, SketchedOnlineNewton) and isinstance(sketch, OjaSketch)
           and rule.feature_scaling == "standardize"):
