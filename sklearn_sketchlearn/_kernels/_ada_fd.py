@@ -93,12 +93,14 @@ def reset_to_diagonal(gram, n_rows, spectrum, basis):
         spectrum[i] = gram[i, i]
 
 
-@jit
-def ada_fd_partial_fit(chunk, state, params, decisions):
+@jit(inline=True)
+def ada_fd_pass(kind, chunk, state, params, decisions):
     """One pass of ADA-FD over a chunk, in the order given by ``chunk``'s ``order``.
 
     Parameters
     ----------
+    kind : int
+        The sketch's code (``FREQUENT_DIRECTIONS``, ...).
     chunk : tuple
         ``(X, data, indices, indptr, is_sparse, order, y, sample_weight)``: the
         ``i``-th example learned is row ``order[i]`` of the chunk, with target
@@ -109,7 +111,7 @@ def ada_fd_partial_fit(chunk, state, params, decisions):
         place; the last two hold the eigendecomposition of the leading block
         of ``gram`` in use (FD: kept current row by row; RP: recomputed).
     params : tuple
-        ``(kind, rank, regularized, sketch_ridge, loss_code, epsilon, eta,
+        ``(rank, regularized, sketch_ridge, loss_code, epsilon, eta,
         delta, dual, oja_eta0, oja_constant, fit_intercept)``. The sketch's
         Gram estimate is ``rho I + S^T S`` with ``rho = sketch_ridge +
         regularized * shrinkage / 2`` (RFD's ``alpha``).
@@ -124,7 +126,7 @@ def ada_fd_partial_fit(chunk, state, params, decisions):
     X, data, indices, indptr, is_sparse, order, y, sample_weight = chunk
     (weights, gradient_sum, rows, gram, eigenvalues, dense, factor, counts, floats,
      gram_eigenvalues, gram_eigenvectors) = state
-    (kind, rank, regularized, sketch_ridge, loss_code, epsilon, eta, delta, dual,
+    (rank, regularized, sketch_ridge, loss_code, epsilon, eta, delta, dual,
      oja_eta0, oja_constant, fit_intercept) = params
 
     n_features = weights.shape[0]

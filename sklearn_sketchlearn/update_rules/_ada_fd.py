@@ -5,7 +5,7 @@ from numbers import Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .._kernels._ada_fd import ada_fd_partial_fit
+from .._kernels._pairings import partial_fit_kernel
 from ._base import BaseUpdateRule, sketch_kernel_params
 
 
@@ -94,7 +94,7 @@ class AdaFD(BaseUpdateRule):
     def _partial_fit(self, chunk, state, sketch, loss, settings, decisions):
         kind, rank, regularized, sketch_ridge, oja_eta0, oja_constant = sketch_kernel_params(sketch)
         params = (
-            kind, rank, regularized, sketch_ridge, loss.code, settings.epsilon,
+            rank, regularized, sketch_ridge, loss.code, settings.epsilon,
             float(self.eta0), float(self.delta), self.form == "dual", oja_eta0, oja_constant,
             settings.fit_intercept,
         )
@@ -103,4 +103,4 @@ class AdaFD(BaseUpdateRule):
             state["eigenvalues"], state["dense"], state["factor"], state["counts"],
             state["floats"], state["gram_eigenvalues"], state["gram_eigenvectors"],
         )
-        return ada_fd_partial_fit(chunk, arrays, params, decisions)
+        return partial_fit_kernel("ada_fd", kind)(chunk, arrays, params, decisions)
