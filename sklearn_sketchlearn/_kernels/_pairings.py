@@ -25,12 +25,13 @@ from ._son import son_pass
 # Frequent Directions (benchmarks/startup.py, 2-core machine), for the
 # announcement of a compile.
 RULES = {"son": ("SON", 15), "ada_fd": ("ADA-FD", 20), "sdrogd": ("SDROGD", 20)}
+# Each sketch kind's name in file names, and in words.
 SKETCH_NAMES = {
-    NO_SKETCH: "no sketch",
-    FREQUENT_DIRECTIONS: "Frequent Directions",
-    OJA: "Oja's sketch",
-    RANDOM_PROJECTION: "random projections",
-    EXACT: "the exact sketch",
+    NO_SKETCH: ("none", "no sketch"),
+    FREQUENT_DIRECTIONS: ("fd", "Frequent Directions"),
+    OJA: ("oja", "Oja's sketch"),
+    RANDOM_PROJECTION: ("rp", "random projections"),
+    EXACT: ("exact", "the exact sketch"),
 }
 
 
@@ -40,9 +41,6 @@ def partial_fit_kernel(rule, kind):
     (``"son"``, ``"ada_fd"`` or ``"sdrogd"``) over sketch ``kind``; see the
     rule's pass for the arguments."""
 
-    name, seconds = RULES[rule]
-
-    @jit(announce=(f"the {name} kernel over {SKETCH_NAMES[kind]}", seconds))
     def kernel(chunk, state, params, decisions):
         if rule == "son":
             return son_pass(kind, chunk, state, params, decisions)
@@ -50,4 +48,10 @@ def partial_fit_kernel(rule, kind):
             return ada_fd_pass(kind, chunk, state, params, decisions)
         return sdrogd_pass(kind, chunk, state, params, decisions)
 
-    return kernel
+    # A name of its own per pairing: numba names the cache files after it, and
+    # two processes that add different pairings to one index at once could
+    # each file its machine code under the other's entry.
+    name, seconds = RULES[rule]
+    short, words = SKETCH_NAMES[kind]
+    kernel.__name__ = kernel.__qualname__ = f"{rule}_over_{short}"
+    return jit(kernel, announce=(f"the {name} kernel over {words}", seconds))
