@@ -32,13 +32,14 @@ stated once:
   once per process, with one warning.
 
 Compile time. A kernel compiles at its first call in a process whose cache
-misses it (``benchmarks/startup.py`` measures it: about 15 CPU seconds for the
+misses it (``benchmarks/startup.py`` measures it: about 20 CPU seconds for the
 default classifier), so the kernels are written to compile little:
 
 * One specialisation per kernel. numba compiles a function again for each new
   combination of argument types, so the estimators hand every kernel float64,
-  C-contiguous arrays, int64 orders and counters, CSR indices and pointers of
-  one dtype, and scalars of fixed types (``float(...)``, ``bool(...)``).
+  C-contiguous arrays, the chunk's as read-only views with int32 CSR indices
+  (``_validation.row_arrays``), int64 orders and counters, and scalars of
+  fixed types (``float(...)``, ``bool(...)``).
   Inside the kernels, a variable that starts as a literal and is reassigned in
   a loop (``ready = False``, then ``ready = f(ready)``) compiles ``f`` twice,
   for ``Literal[bool](False)`` and for ``bool``; ``np.False_`` starts it typed.
@@ -52,7 +53,8 @@ default classifier), so the kernels are written to compile little:
   constants of the function being compiled; a literal argument is not enough).
   A closure may hold only plain values (numbers, strings): numba keys its
   cache entry by their pickle, and a dispatcher's pickle changes with every
-  process, so the cache would never hit.
+  process, so the cache would never hit. Each closure gets a name of its own,
+  which names its cache files.
 * Kernels that Python calls and that take seconds to compile say so:
   ``@jit(announce=...)`` logs one line (logger ``sklearn_sketchlearn``, shown
   on stderr unless logging is configured otherwise) when a call is about to
