@@ -13,6 +13,7 @@ compiled for the CPU it runs on: build on the kind of machine that trains.
 """
 
 import time
+from functools import partial
 
 import numpy as np
 
@@ -34,13 +35,13 @@ def pairings():
             yield name, sketch
 
 
-def compile_kernels(learners=None, sketches=tuple(SKETCHES), log=print):
+def compile_kernels(learners=None, sketches=tuple(SKETCHES), log=partial(print, flush=True)):
     """Train each pairing of ``learners`` (default: :func:`pairings`) and each
     sketch of ``sketches`` on a few rows, so that numba compiles (or loads
     from its cache) every kernel they call."""
     start = time.perf_counter()
     rng = np.random.default_rng(0)
-    X = rng.standard_normal((40, 6))
+    X = rng.standard_normal((40, 12))  # more features than any default sketch's size
     y = (X[:, 0] + X[:, 1] > 0).astype(int)
     for rule, sketch in pairings() if learners is None else learners:
         began = time.perf_counter()
