@@ -16,9 +16,16 @@ CHUNK_CHECKS = {
     "ensure_all_finite": True,
 }
 
-_EMPTY_FLOATS = np.empty((0, 0))
-_EMPTY_DATA = np.empty(0)
-_EMPTY_INDICES = np.empty(0, dtype=np.int32)
+def read_only(array):
+    """A read-only view of ``array`` (no copy)."""
+    view = array.view()
+    view.flags.writeable = False
+    return view
+
+
+_EMPTY_FLOATS = read_only(np.empty((0, 0)))
+_EMPTY_DATA = read_only(np.empty(0))
+_EMPTY_INDICES = read_only(np.empty(0, dtype=np.int32))
 
 
 def validate_chunk(estimator, X, *, first_call):
@@ -73,14 +80,21 @@ def row_arrays(X):
     Returns ``(X_dense, data, indices, indptr, is_sparse, n_samples)``; the side
     that is not used is an empty placeholder (see ``_kernels._rows``). CSR
     rows come in canonical form: sorted, without duplicate columns.
+
+    numba compiles a kernel again, for many seconds, for each new combination
+    of argument types, so the arrays always have the same types: read-only
+    views (the kernels only read them; a writable array and a read-only one,
+    such as the memory maps joblib hands its workers, would each need a
+    compile), and int32 CSR indices and pointers whenever int32 holds them
+    (int64 only for matrices too large for it).
     """
     if sp.issparse(X):
         if not X.has_canonical_format:
             # Kernels that touch only a row's non-zeros need each column once.
             X = X.copy()
             X.sum_duplicates()
-        indptr = X.indptr
-        if X.indices.dtype != indptr.dtype:
-            indptr = indptr.astype(X.indices.dtype)
-        return _EMPTY_FLOATS, X.data, X.indices, indptr, True, X.shape[0]
-    return X, _EMPTY_DATA, _EMPTY_INDICES, _EMPTY_INDICES, False, X.shape[0]
+        index_type = np.int32 if max(X.shape[1], X.nnz) <= np.iinfo(np.int32).max else np.int64
+        indices = read_only(X.indices.astype(index_type, copy=False))
+        indptr = read_only(X.indptr.astype(index_type, copy=False))
+        return _EMPTY_FLOATS, read_only(X.data), indices, indptr, True, X.shape[0]
+    return read_only(X), _EMPTY_DATA, _EMPTY_INDICES, _EMPTY_INDICES, False, X.shape[0]

@@ -3,7 +3,9 @@
 Nothing here imports scikit-learn or touches a Python object; the public
 layers validate, allocate state and call one kernel per chunk.
 
-* ``_jit``: the project's numba settings, the only place ``numba.njit`` is called.
+* ``_jit``: the project's numba settings, the only place ``numba.njit`` is called,
+  and the rules that keep compiling short.
+* ``_pairings``: the learners' kernels, compiled per pairing of rule and sketch.
 * ``_rows``: dense/CSR row access shared by the drivers.
 * ``_random``: the counter-based Gaussian stream of random projections.
 * ``_sketch_updates``: Frequent Directions, Oja and random-projection updates.

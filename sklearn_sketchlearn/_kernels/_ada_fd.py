@@ -193,12 +193,14 @@ def ffd_add_gradient(rows, gram, spectrum, basis, counts, c, x, squared_norm, pr
     return n_rows
 
 
-@jit
-def ada_fd_partial_fit(chunk, state, params, decisions):
+@jit(inline=True)
+def ada_fd_pass(kind, chunk, state, params, decisions):
     """One pass of ADA-FD over a chunk, in the order given by ``chunk``'s ``order``.
 
     Parameters
     ----------
+    kind : int
+        The sketch's code (``FREQUENT_DIRECTIONS``, ...).
     chunk : tuple
         ``(X, data, indices, indptr, is_sparse, order, y, sample_weight)``: the
         ``i``-th example learned is row ``order[i]`` of the chunk, with target
@@ -209,9 +211,9 @@ def ada_fd_partial_fit(chunk, state, params, decisions):
         place; the last two hold the eigendecomposition of the leading block
         of ``gram`` in use (FD: kept current row by row; RP: recomputed).
     params : tuple
-        ``(kind, rank, regularized, sketch_ridge, loss_code, epsilon, eta,
-        delta, dual, oja_eta0, oja_constant, fit_intercept, missed)``. The
-        sketch's Gram estimate is ``rho I + S^T S`` with ``rho = sketch_ridge +
+        ``(rank, regularized, sketch_ridge, loss_code, epsilon, eta, delta,
+        dual, oja_eta0, oja_constant, fit_intercept, missed)``. The sketch's
+        Gram estimate is ``rho I + S^T S`` with ``rho = sketch_ridge +
         regularized * shrinkage / 2`` (RFD's ``alpha``; FD's whole shrink with
         ``regularized = 2``), plus for Oja and random projections, when
         ``missed``, the curvature they missed, ``sum_s |g_s|^2 - |P_s g_s|^2``
@@ -229,7 +231,7 @@ def ada_fd_partial_fit(chunk, state, params, decisions):
     X, data, indices, indptr, is_sparse, order, y, sample_weight = chunk
     (weights, gradient_sum, rows, gram, eigenvalues, dense, factor, counts, floats,
      gram_eigenvalues, gram_eigenvectors) = state
-    (kind, rank, regularized, sketch_ridge, loss_code, epsilon, eta, delta, dual,
+    (rank, regularized, sketch_ridge, loss_code, epsilon, eta, delta, dual,
      oja_eta0, oja_constant, fit_intercept, missed) = params
 
     n_features = weights.shape[0]

@@ -10,7 +10,7 @@ from ._losses import loss_derivative
 from ._rows import load_example
 
 
-@jit
+@jit(announce=("the first-order kernel (OGD, AdaGrad)", 5))
 def first_order_partial_fit(chunk, state, params, decisions):
     """One pass of OGD or diagonal AdaGrad over a chunk.
 

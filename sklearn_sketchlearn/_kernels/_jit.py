@@ -30,12 +30,43 @@ stated once:
   run by a user without a home), numba would refuse to decorate the kernels
   and the import would fail; the kernels are then compiled without a cache,
   once per process, with one warning.
+
+Compile time. A kernel compiles at its first call in a process whose cache
+misses it (``benchmarks/startup.py`` measures it: about 20 CPU seconds for the
+default classifier), so the kernels are written to compile little:
+
+* One specialisation per kernel. numba compiles a function again for each new
+  combination of argument types, so the estimators hand every kernel float64,
+  C-contiguous arrays, the chunk's as read-only views with int32 CSR indices
+  (``_validation.row_arrays``), int64 orders and counters, and scalars of
+  fixed types (``float(...)``, ``bool(...)``).
+  Inside the kernels, a variable that starts as a literal and is reassigned in
+  a loop (``ready = False``, then ``ready = f(ready)``) compiles ``f`` twice,
+  for ``Literal[bool](False)`` and for ``bool``; ``np.False_`` starts it typed.
+* One sketch per compile. A learner's pass serves every sketch and branches on
+  its ``kind``; it is written as ``@jit(inline=True) def <rule>_pass(kind,
+  chunk, state, params, decisions)`` and called through
+  :func:`~._pairings.partial_fit_kernel`, whose closure fixes ``kind``, so
+  that numba prunes the other sketches' branches before typing them. A helper
+  that branches on ``kind`` into heavy code is ``inline=True`` as well: a
+  function compiled on its own compiles all its branches (numba prunes on
+  constants of the function being compiled; a literal argument is not enough).
+  A closure may hold only plain values (numbers, strings): numba keys its
+  cache entry by their pickle, and a dispatcher's pickle changes with every
+  process, so the cache would never hit. Each closure gets a name of its own,
+  which names its cache files.
+* Kernels that Python calls and that take seconds to compile say so:
+  ``@jit(announce=...)`` logs one line (logger ``sklearn_sketchlearn``, shown
+  on stderr unless logging is configured otherwise) when a call is about to
+  compile one, that is on a cache miss only.
 """
 
+import logging
 import os
 import warnings
 
 import numba
+from numba.core import event
 
 NUMBA_OPTIONS = {
     "nogil": True,
@@ -45,7 +76,7 @@ NUMBA_OPTIONS = {
 }
 
 
-def jit(function=None, *, strict=False):
+def jit(function=None, *, strict=False, inline=False, announce=None):
     """Compile ``function`` with the project's numba settings.
 
     ``@jit(strict=True)`` turns fastmath off, for the few lines whose accuracy
@@ -53,10 +84,21 @@ def jit(function=None, *, strict=False):
     reassociation would rewrite into a catastrophic cancellation. Flags are
     per instruction, so such a helper stays exact when inlined into a
     fastmath caller.
+
+    ``@jit(inline=True)`` makes numba copy the function's body into each
+    compiled caller instead of compiling it on its own, so that the caller's
+    compile-time constants prune its branches.
+
+    ``@jit(announce=(what, seconds))`` logs, when a call is about to compile
+    the function, that ``what`` is compiling and for about how long.
     """
     if function is None:
-        return lambda function: jit(function, strict=strict)
+        return lambda function: jit(function, strict=strict, inline=inline, announce=announce)
     options = {**NUMBA_OPTIONS, "fastmath": False} if strict else NUMBA_OPTIONS
+    if inline:
+        options = {**options, "inline": "always"}
+    if announce is not None:
+        ANNOUNCED[function] = announce
     if options["cache"]:
         try:
             return numba.njit(**options)(function)
@@ -73,3 +115,33 @@ def jit(function=None, *, strict=False):
             stacklevel=2,
         )
     return numba.njit(**{**options, "cache": False})(function)
+
+
+# ``what, seconds`` of the functions declared with ``announce``, by Python function
+ANNOUNCED = {}
+LOGGER = logging.getLogger("sklearn_sketchlearn")
+
+
+class CompileAnnouncer(event.Listener):
+    """Logs one line when numba starts compiling an announced function for a
+    call from Python. numba sends ``numba:compile`` only after its cache
+    missed, and under its compiler lock: ``depth`` counts the nested compiles
+    of the callees, which are not announced."""
+
+    depth = 0
+
+    def on_start(self, ev):
+        self.depth += 1
+        dispatcher = ev.data["dispatcher"]
+        if self.depth == 1 and dispatcher.py_func in ANNOUNCED:
+            what, seconds = ANNOUNCED[dispatcher.py_func]
+            folder = getattr(dispatcher._cache, "cache_path", None)
+            where = f"cached in {folder}" if folder else "not cached"
+            LOGGER.warning("sklearn_sketchlearn: compiling %s for this machine (about %d s, "
+                           "once; %s)", what, seconds, where)
+
+    def on_end(self, ev):
+        self.depth -= 1
+
+
+event.register("numba:compile", CompileAnnouncer())

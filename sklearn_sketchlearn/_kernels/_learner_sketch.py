@@ -24,7 +24,7 @@ from ._sketch_updates import (
 )
 
 
-@jit
+@jit(inline=True)  # so that a learner specialised on its sketch compiles one branch
 def sketch_append(kind, rows, gram, eigenvalues, factor, counts, c, x, squared_norm, projected,
                   ghat, work, oja_eta0, oja_constant):
     """Add ``g_hat = c x`` (``squared_norm = |x|^2``) and refresh ``projected = rows x``

@@ -120,12 +120,14 @@ def regularizer_min_eigenvalue(kind, rows, eigenvalues, dense, factor, n_rows, n
     return smallest
 
 
-@jit
-def sdrogd_partial_fit(chunk, state, params, decisions):
+@jit(inline=True)
+def sdrogd_pass(kind, chunk, state, params, decisions):
     """One pass of SDROGD over a chunk, in the order given by ``chunk``'s ``order``.
 
     Parameters
     ----------
+    kind : int
+        The sketch's code (``FREQUENT_DIRECTIONS``, ...).
     chunk : tuple
         ``(X, data, indices, indptr, is_sparse, order, y, sample_weight)``: the
         ``i``-th example learned is row ``order[i]``, with target ``y[i]`` (+-1
@@ -136,7 +138,7 @@ def sdrogd_partial_fit(chunk, state, params, decisions):
         eigenvalues, dense, factor, counts, floats, steps)``, modified in place;
         ``steps`` holds ``[t, examples in the current batch]``.
     params : tuple
-        ``(kind, rank, regularized, sketch_ridge, oja_eta0, oja_constant, lam,
+        ``(rank, regularized, sketch_ridge, oja_eta0, oja_constant, lam,
         within, batch_size, pegasos, eta0, stabilize, fit_intercept)``. With
         ``stabilize``, ``lam`` is raised to ``-lambda_min(R_hat)`` whenever
         ``lam I + R_hat`` would be indefinite (the paper's convexity
@@ -152,7 +154,7 @@ def sdrogd_partial_fit(chunk, state, params, decisions):
     X, data, indices, indptr, is_sparse, order, y, sample_weight = chunk
     (weights, batch_gradient, class_sums, class_counts, rows, gram, eigenvalues, dense, factor,
      counts, floats, steps) = state
-    (kind, rank, regularized, sketch_ridge, oja_eta0, oja_constant, lam, within, batch_size,
+    (rank, regularized, sketch_ridge, oja_eta0, oja_constant, lam, within, batch_size,
      pegasos, eta0, stabilize, fit_intercept) = params
 
     n_outputs, n_features = weights.shape

@@ -220,7 +220,8 @@ def standardize_example(x, raw, scale, floats, weights, scaling, center, rows, n
     n_features = bias if center else x.shape[0]
     if center:
         scale[0, bias] = 1.0  # the intercept keeps its units
-    moved = curvature_ready = False
+    # np.False_: a literal False would compile move_units twice (for Literal[bool] and bool)
+    moved = curvature_ready = np.False_
     inverse_n = 1.0 / n_seen
     tolerance = (1.0 + RESCALE_TOLERANCE) ** 2
     for j in range(n_features):
@@ -317,12 +318,14 @@ def refresh_after_rescale(kind, n_rows, gram, factor, ridge, cholesky, dense, cu
         factor_with_ridge(gram, n_rows, ridge, cholesky)
 
 
-@jit
-def son_partial_fit(chunk, state, params, decisions):
+@jit(inline=True)
+def son_pass(kind, chunk, state, params, decisions):
     """One pass of SON over a chunk, in the order given by ``chunk``'s ``order``.
 
     Parameters
     ----------
+    kind : int
+        The sketch's code (``FREQUENT_DIRECTIONS``, ...).
     chunk : tuple
         ``(X, data, indices, indptr, is_sparse, order, y, sample_weight)``: the
         ``i``-th example learned is row ``order[i]`` of the chunk, with target
@@ -335,7 +338,7 @@ def son_partial_fit(chunk, state, params, decisions):
         number of sketched gradients, the largest ``|y|`` learned, the
         number of examples seen and the exact sketch's ridge.
     params : tuple
-        ``(kind, rank, ridge_params, loss_code, epsilon, bound, target_bound,
+        ``(rank, ridge_params, loss_code, epsilon, bound, target_bound,
         sigma, gauss_newton, eta0, power_t, oja_eta0, oja_constant,
         fit_intercept, scaling, t_start)``; see :func:`son_ridge` for
         ``ridge_params``. ``target_bound > 0`` bounds predictions by
@@ -351,7 +354,7 @@ def son_partial_fit(chunk, state, params, decisions):
     """
     X, data, indices, indptr, is_sparse, order, y, sample_weight = chunk
     weights, rows, gram, cholesky, eigenvalues, dense, factor, counts, floats, scale = state
-    (kind, rank, ridge_params, loss_code, epsilon, bound, target_bound, sigma, gauss_newton,
+    (rank, ridge_params, loss_code, epsilon, bound, target_bound, sigma, gauss_newton,
      eta0, power_t, oja_eta0, oja_constant, fit_intercept, scaling, t_start) = params
     adaptive = ridge_params[3]
 

@@ -5,7 +5,7 @@ from numbers import Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .._kernels._ada_fd import ada_fd_partial_fit
+from .._kernels._pairings import partial_fit_kernel
 from .._kernels._sketch_updates import FREQUENT_DIRECTIONS
 from .._units import map_vectors, map_weights
 from ._base import BaseUpdateRule, sketch_kernel_params
@@ -141,7 +141,7 @@ class AdaFD(BaseUpdateRule):
         if self.ridge == "adaptive" and kind == FREQUENT_DIRECTIONS and not regularized:
             regularized = 2  # the kernel's ridge is sketch_ridge + regularized * shrink / 2
         params = (
-            kind, rank, regularized, sketch_ridge, loss.code, settings.epsilon,
+            rank, regularized, sketch_ridge, loss.code, settings.epsilon,
             float(self.eta0), float(self.delta), self.form == "dual", oja_eta0, oja_constant,
             settings.fit_intercept, self.ridge == "adaptive",
         )
@@ -150,4 +150,4 @@ class AdaFD(BaseUpdateRule):
             state["eigenvalues"], state["dense"], state["factor"], state["counts"],
             state["floats"], state["gram_eigenvalues"], state["gram_eigenvectors"],
         )
-        return ada_fd_partial_fit(chunk, arrays, params, decisions)
+        return partial_fit_kernel("ada_fd", kind)(chunk, arrays, params, decisions)

@@ -5,7 +5,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .._kernels._sdrogd import sdrogd_partial_fit
+from .._kernels._pairings import partial_fit_kernel
 from .._units import map_vectors, map_weights
 from ._base import BaseUpdateRule, empty_sketch_state, sketch_kernel_params
 
@@ -156,7 +156,7 @@ class SDROGD(BaseUpdateRule):
     def _partial_fit(self, chunk, state, sketch, loss, settings, decisions):
         kind, rank, regularized, sketch_ridge, oja_eta0, oja_constant = sketch_kernel_params(sketch)
         params = (
-            kind, rank, regularized, sketch_ridge, oja_eta0, oja_constant, float(self.alpha),
+            rank, regularized, sketch_ridge, oja_eta0, oja_constant, float(self.alpha),
             float(self.within_class_weight), int(self.batch_size),
             self.learning_rate == "pegasos", float(self.eta0), bool(self.stabilize),
             settings.fit_intercept,
@@ -166,4 +166,4 @@ class SDROGD(BaseUpdateRule):
             state["class_counts"], state["rows"], state["gram"], state["eigenvalues"],
             state["dense"], state["factor"], state["counts"], state["floats"], state["steps"],
         )
-        return sdrogd_partial_fit(chunk, arrays, params, decisions)
+        return partial_fit_kernel("sdrogd", kind)(chunk, arrays, params, decisions)

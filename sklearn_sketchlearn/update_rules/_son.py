@@ -6,7 +6,8 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._kernels._sketch_updates import EXACT, RANDOM_PROJECTION
-from .._kernels._son import prediction_limit, son_partial_fit
+from .._kernels._pairings import partial_fit_kernel
+from .._kernels._son import prediction_limit
 from ._base import BaseUpdateRule, empty_sketch_state, sketch_kernel_params
 
 
@@ -224,7 +225,7 @@ class SketchedOnlineNewton(BaseUpdateRule):
         kind, rank, _, _, oja_eta0, oja_constant = sketch_kernel_params(sketch)
         scaling = {None: 0, "adagrad": 1, "standardize": 2}[self.feature_scaling]
         params = (
-            kind, rank, self._ridge_params(sketch), loss.code, settings.epsilon,
+            rank, self._ridge_params(sketch), loss.code, settings.epsilon,
             np.inf if self.bound_ is None else float(self.bound_), self._target_bound,
             self.sigma_, self.curvature_ == "gauss_newton", float(self.eta0),
             float(self.power_t), oja_eta0, oja_constant, settings.fit_intercept, scaling,
@@ -235,7 +236,7 @@ class SketchedOnlineNewton(BaseUpdateRule):
             state["eigenvalues"], state["dense"], state["factor"], state["counts"],
             state["floats"], state["scale"],
         )
-        return son_partial_fit(chunk, arrays, params, decisions)
+        return partial_fit_kernel("son", kind)(chunk, arrays, params, decisions)
 
     def _prediction_limit(self, state):
         # SON predicts with the projected weights (Lemma 1): clip(u^T x, -C, C)

@@ -38,6 +38,7 @@ print(json.dumps({
 """
 
 NO_CACHE_WARNING = "no writable folder for numba's cache"
+ANNOUNCEMENT = "sklearn_sketchlearn: compiling the first-order kernel (OGD, AdaGrad)"
 
 
 def copy_package(tmp_path):
@@ -123,6 +124,7 @@ def test_a_read_only_installation_without_a_home_imports_and_trains(tmp_path):
     assert result["score"] > 0.9 and np.isfinite(result["coef"]).all()
     assert result["hits"] == 0 and result["misses"] == 1  # compiled, not cached
     assert stderr.count(NO_CACHE_WARNING) == 1, stderr
+    assert stderr.count(ANNOUNCEMENT) == 1 and "once; not cached)" in stderr, stderr
     assert cache_files(tmp_path) == []
 
 
@@ -143,6 +145,11 @@ def test_processes_compiling_at_once_share_the_users_cache(tmp_path):
     for result, stderr in (first, second, third):
         assert NO_CACHE_WARNING not in stderr and "Warning" not in stderr, stderr
         assert result["coef"] == first[0]["coef"]
+    # each compile says so in one line, naming the cache; loading is silent
+    cache = home / ".cache" / "numba"
+    for _, stderr in (first, second):
+        assert stderr.count(ANNOUNCEMENT) == 1 and f"cached in {cache}" in stderr, stderr
+    assert "compiling" not in third[1]
     assert first[0]["misses"] == second[0]["misses"] == 1
     assert third[0]["hits"] == 1 and third[0]["misses"] == 0
     cached = cache_files(tmp_path)

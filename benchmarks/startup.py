@@ -1,0 +1,199 @@
+"""Start-up cost: process start to the first trained chunk, with an empty and a warm cache.
+
+    python benchmarks/startup.py                     # the default classifier, a few pairings
+    python benchmarks/startup.py --pairings all      # every update rule x sketch
+    python benchmarks/startup.py --kernels           # also what compiles, how long, how large
+
+Each measurement is a fresh Python process that imports the package, builds
+``SketchedOnlineClassifier(update_rule, sketch, random_state=0)`` and learns one
+chunk of 100 rows (``partial_fit``), numba's cache pointed at a temporary
+folder (``NUMBA_CACHE_DIR``): empty for the first process, warm for the
+second. The times are relative to a fresh process that only runs ``import
+sklearn.linear_model`` (the median of ``--repeats`` of them), since that import
+is what every scikit-learn user pays anyway. Wall-clock seconds are what a user
+waits; CPU seconds (user + system, of the process and its threads) move less
+when the machine is shared.
+
+With ``--kernels`` the empty-cache process also records numba's compile events:
+for every compiled function its specialisations (distinct argument types), its
+own compile time in CPU seconds (nested compiles of its callees subtracted) with the part
+spent in LLVM, and the machine code it left in the cache. numba's own
+implementations of NumPy functions (``np.empty``, ``np.linalg.eigh``, ...) are
+summed in one line: they are compiled once per process, not cached.
+"""
+
+import argparse
+import json
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numba
+import sklearn
+
+PAIRINGS = {
+    "default": ("son", "auto"),
+    "son fd": ("son", "fd"),
+    "son fast_rfd": ("son", "fast_rfd"),
+    "son oja": ("son", "oja"),
+    "son rp": ("son", "rp"),
+    "son exact": ("son", "exact"),
+    "son none": ("son", None),
+    "ada_fd": ("ada_fd", "auto"),
+    "ada_fd oja": ("ada_fd", "oja"),
+    "sdrogd": ("sdrogd", "auto"),
+    "ogd": ("ogd", "auto"),
+    "adagrad": ("adagrad", "auto"),
+}
+QUICK = ["default", "ada_fd", "sdrogd"]
+
+BARE_IMPORT = "import sklearn.linear_model"
+
+# The measured process: learn one chunk, optionally recording numba's compiles.
+CHILD = """
+import json, sys, time
+rule, sketch, profile = json.loads(sys.argv[1])
+records = []
+if profile:
+    from numba.core import event
+
+    stack = []  # [name, signature, start, seconds in nested compiles, seconds in LLVM]
+    llvm_start = []
+
+    class Compiles(event.Listener):
+        def on_start(self, ev):
+            function = ev.data["dispatcher"].py_func
+            stack.append([f"{function.__module__}.{function.__qualname__}",
+                          str(ev.data["args"]), time.thread_time(), 0.0, 0.0])
+
+        def on_end(self, ev):
+            name, signature, start, nested, llvm = stack.pop()
+            seconds = time.thread_time() - start
+            records.append((name, signature, seconds - nested, llvm))
+            if stack:
+                stack[-1][3] += seconds
+
+    class Llvm(event.Listener):
+        def on_start(self, ev):
+            llvm_start.append(time.thread_time())
+
+        def on_end(self, ev):
+            seconds = time.thread_time() - llvm_start.pop()
+            if stack:
+                stack[-1][4] += seconds
+
+    event.register("numba:compile", Compiles())
+    event.register("numba:llvm_lock", Llvm())
+
+import numpy as np
+import sklearn.linear_model
+from sklearn_sketchlearn import SketchedOnlineClassifier
+
+rng = np.random.default_rng(0)
+X = rng.standard_normal((100, 20))
+y = (X[:, 0] + X[:, 1] > 0).astype(int)
+SketchedOnlineClassifier(rule, sketch=sketch, random_state=0).partial_fit(X, y, classes=[0, 1])
+print(json.dumps(records))
+"""
+
+
+def run_process(code, args=(), env=None):
+    """Run ``python -c code *args``; return (wall seconds, CPU seconds, stdout)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", code, *args], env=env, capture_output=True,
+                          text=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise RuntimeError(done.stderr)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, done.stdout
+
+
+def cache_environment(folder):
+    env = {key: value for key, value in os.environ.items()
+           if key not in ("SKLEARN_SKETCHLEARN_NUMBA_CACHE", "NUMBA_CACHE_DIR")}
+    return {**env, "NUMBA_CACHE_DIR": str(folder)}
+
+
+def cache_sizes(folder):
+    """Bytes of machine code in the cache, by function (``module.function``)."""
+    sizes = {}
+    for path in Path(folder).rglob("*.nbc"):
+        name = path.name.split("-")[0]
+        sizes[name] = sizes.get(name, 0) + path.stat().st_size
+    return sizes
+
+
+def measure(pairing, profile):
+    """Empty-cache and warm-cache runs of one pairing in a new cache folder."""
+    rule, sketch = PAIRINGS[pairing]
+    with tempfile.TemporaryDirectory() as folder:
+        env = cache_environment(folder)
+        cold_wall, cold_cpu, out = run_process(CHILD, [json.dumps([rule, sketch, profile])], env)
+        warm_wall, warm_cpu, _ = run_process(CHILD, [json.dumps([rule, sketch, False])], env)
+        sizes = cache_sizes(folder)
+    return {"cold": (cold_wall, cold_cpu), "warm": (warm_wall, warm_cpu), "sizes": sizes,
+            "records": json.loads(out.strip().splitlines()[-1])}
+
+
+def kernel_table(result):
+    """Lines of the per-function report of an empty-cache run."""
+    functions = {}
+    for name, signature, seconds, llvm in result["records"]:
+        ours = name.startswith("sklearn_sketchlearn.")
+        key = name.removeprefix("sklearn_sketchlearn._kernels.") if ours else "numba internals"
+        entry = functions.setdefault(key, [set(), 0.0, 0.0])
+        entry[0].add(signature if ours else name + signature)
+        entry[1] += seconds
+        entry[2] += llvm
+    sizes = {name.replace(".<locals>", ""): size for name, size in result["sizes"].items()}
+    lines = [f"  {'function':48s} {'specs':>5s} {'compile s':>9s} {'LLVM s':>7s} {'cache kB':>8s}"]
+    for key, (signatures, seconds, llvm) in sorted(functions.items(), key=lambda kv: -kv[1][1]):
+        size = sizes.get(key.replace(".<locals>", ""), 0) / 1e3
+        lines.append(f"  {key:48s} {len(signatures):5d} {seconds:9.2f} {llvm:7.2f} {size:8.0f}")
+    return lines
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pairings", default=",".join(QUICK),
+                        help=f"comma-separated, or 'all': {', '.join(PAIRINGS)}")
+    parser.add_argument("--repeats", type=int, default=3,
+                        help="bare-import processes timed for the baseline")
+    parser.add_argument("--kernels", action="store_true",
+                        help="report what each empty-cache run compiled")
+    args = parser.parse_args(argv)
+    pairings = list(PAIRINGS) if args.pairings == "all" else args.pairings.split(",")
+
+    print(f"Python {platform.python_version()}, numba {numba.__version__}, scikit-learn "
+          f"{sklearn.__version__}, {os.cpu_count()} CPUs, load average "
+          f"{os.getloadavg()[0]:.1f}")
+    baseline = [run_process(BARE_IMPORT)[:2] for _ in range(args.repeats)]
+    wall0 = statistics.median(wall for wall, _ in baseline)
+    cpu0 = statistics.median(cpu for _, cpu in baseline)
+    print(f"bare `{BARE_IMPORT}`: {wall0:.2f} s wall, {cpu0:.2f} s CPU "
+          f"(median of {args.repeats}); the times below are above it")
+    print(f"{'pairing':14s} {'empty cache: wall':>17s} {'CPU':>6s} {'warm cache: wall':>16s} "
+          f"{'CPU':>6s} {'cache MB':>8s}")
+    results = {}
+    for pairing in pairings:
+        result = results[pairing] = measure(pairing, args.kernels)
+        (cold_wall, cold_cpu), (warm_wall, warm_cpu) = result["cold"], result["warm"]
+        size = sum(result["sizes"].values()) / 1e6
+        print(f"{pairing:14s} {cold_wall - wall0:17.2f} {cold_cpu - cpu0:6.2f} "
+              f"{warm_wall - wall0:16.2f} {warm_cpu - cpu0:6.2f} {size:8.1f}", flush=True)
+        if args.kernels:
+            print("\n".join(kernel_table(result)), flush=True)
+    return results
+
+
+if __name__ == "__main__":
+    main()

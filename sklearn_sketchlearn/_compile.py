@@ -1,0 +1,53 @@
+"""Compile the kernels ahead of use: ``python -m sklearn_sketchlearn --compile``.
+
+A kernel compiles at its first call in a process whose numba cache lacks it:
+10 to 25 s for each pairing of an update rule with a kind of sketch (see
+``benchmarks/startup.py``). A container image, or the workers of a cluster that
+share one installation, can pay that once, when the image is built: this
+trains every pairing on a few rows, which compiles each kernel into the cache
+with the argument types real data gives it (the estimators normalise them, so
+dense and sparse chunks share one compiled kernel). The cache is numba's (see
+``_kernels._jit``): the package's ``__pycache__`` folders, or ``NUMBA_CACHE_DIR``
+when set, which the processes that train must then see too. Machine code is
+compiled for the CPU it runs on: build on the kind of machine that trains.
+"""
+
+import time
+from functools import partial
+
+import numpy as np
+
+from . import SketchedOnlineClassifier
+from .sketches import SKETCHES
+from .update_rules import UPDATE_RULES
+
+# One sketch of each kind the kernels specialise on (the FD variants share one).
+SKETCH_KINDS = ["fast_fd", "oja", "rp", "exact"]
+
+
+def pairings():
+    """``(rule, sketch)`` names of every compiled pairing: each rule with each
+    kind of sketch it accepts (None: no sketch)."""
+    for name, rule in UPDATE_RULES.items():
+        sketches = {"none": [None], "optional": [None, *SKETCH_KINDS],
+                    "required": SKETCH_KINDS}[rule._sketch_use]
+        for sketch in sketches:
+            yield name, sketch
+
+
+def compile_kernels(learners=None, sketches=tuple(SKETCHES), log=partial(print, flush=True)):
+    """Train each pairing of ``learners`` (default: :func:`pairings`) and each
+    sketch of ``sketches`` on a few rows, so that numba compiles (or loads
+    from its cache) every kernel they call."""
+    start = time.perf_counter()
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 12))  # more features than any default sketch's size
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    for rule, sketch in pairings() if learners is None else learners:
+        began = time.perf_counter()
+        model = SketchedOnlineClassifier(rule, sketch=sketch, random_state=0).fit(X, y)
+        model.score(X, y)
+        log(f"{rule} over {sketch}: {time.perf_counter() - began:.1f} s")
+    for sketch in sketches:
+        SKETCHES[sketch]().fit(X)
+    log(f"compiled in {time.perf_counter() - start:.1f} s")

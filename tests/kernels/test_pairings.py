@@ -1,0 +1,97 @@
+"""What a first fit compiles: only the sketch in use, once whatever the input.
+
+numba compiles a kernel at its first call, for many seconds, and again for each
+new combination of argument types (see ``_kernels._jit``).
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from sklearn_sketchlearn import SketchedOnlineClassifier
+from sklearn_sketchlearn._compile import compile_kernels
+from sklearn_sketchlearn._kernels._first_order import first_order_partial_fit
+
+# Trains one pairing in a fresh process and reports which sketch updates it compiled.
+COMPILED = """
+import json, sys
+import numpy as np
+from sklearn_sketchlearn import SketchedOnlineClassifier
+from sklearn_sketchlearn._kernels import _sketch_updates as updates
+
+X = np.random.default_rng(0).standard_normal((60, 8))
+y = (X[:, 0] > 0).astype(int)
+SketchedOnlineClassifier(sys.argv[1], sketch="fast_fd").partial_fit(X, y, classes=[0, 1])
+print(json.dumps({name: len(getattr(updates, name).signatures)
+                  for name in ("fd_shrink", "oja_small_update", "oja_refresh", "rp_draw")}))
+"""
+
+
+def fresh_process(code, args, cache):
+    env = {key: value for key, value in os.environ.items()
+           if key != "SKLEARN_SKETCHLEARN_NUMBA_CACHE"}
+    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
+                          env={**env, "NUMBA_CACHE_DIR": str(cache)}, timeout=600)
+    assert done.returncode == 0, done.stderr
+    return done.stdout, done.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rule", ["son", "ada_fd"])
+def test_a_learner_over_fd_compiles_no_other_sketch(rule, tmp_path):
+    # the kernels branched on the sketch's kind at run time and compiled every
+    # sketch's updates: about half of the first fit's compile time
+    out, _ = fresh_process(COMPILED, [rule], tmp_path)
+    compiled = json.loads(out)
+    assert compiled["fd_shrink"] == 1  # the cache was empty: FD's code compiled
+    assert compiled["oja_small_update"] == compiled["oja_refresh"] == compiled["rp_draw"] == 0
+
+
+def test_one_compiled_kernel_serves_every_kind_of_chunk():
+    # a read-only array (joblib's memory maps) and int64 CSR indices each
+    # compiled the kernel again
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((30, 5))
+    y = (X[:, 0] > 0).astype(int)
+    read_only = X.copy()
+    read_only.flags.writeable = False
+    wide = sp.csr_matrix(X)
+    wide.indices, wide.indptr = wide.indices.astype(np.int64), wide.indptr.astype(np.int64)
+    model = SketchedOnlineClassifier("ogd")
+    chunks = [X, read_only, np.asfortranarray(X), sp.csr_matrix(X), wide]
+    for chunk in chunks:
+        model.partial_fit(chunk, y, classes=[0, 1])
+    assert len(first_order_partial_fit.signatures) == 1
+    reference = SketchedOnlineClassifier("ogd")  # the same stream, writable and dense
+    for _ in chunks:
+        reference.partial_fit(X.copy(), y, classes=[0, 1])
+    np.testing.assert_allclose(model.coef_, reference.coef_, rtol=1e-6)
+
+
+# Trains OGD in a fresh process; reports numba's cache hits and misses.
+TRAIN = """
+import json
+import numpy as np
+from sklearn_sketchlearn import SketchedOnlineClassifier
+from sklearn_sketchlearn._kernels._first_order import first_order_partial_fit as kernel
+
+X = np.random.default_rng(1).standard_normal((50, 3))
+SketchedOnlineClassifier("ogd").fit(X, (X[:, 0] > 0).astype(int))
+print(json.dumps([sum(kernel.stats.cache_hits.values()), sum(kernel.stats.cache_misses.values())]))
+"""
+
+
+@pytest.mark.slow
+def test_compiling_ahead_lets_a_later_process_start_from_the_cache(tmp_path):
+    compile_ahead = ("from sklearn_sketchlearn._compile import compile_kernels; "
+                     "compile_kernels([('ogd', None)])")  # and every sketch
+    out, _ = fresh_process(compile_ahead, [], tmp_path)
+    assert "ogd over None" in out and "compiled in" in out
+    out, stderr = fresh_process(TRAIN, [], tmp_path)
+    assert json.loads(out) == [1, 0]
+    assert "compiling" not in stderr
