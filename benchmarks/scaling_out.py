@@ -143,7 +143,7 @@ def grid_section(config, client):
     runs = {"n_jobs=1": [], "n_jobs=2 (loky processes)": [], "dask backend, 2 workers": []}
     results = {}
     for _ in range(config["repeats"]):
-        for name, args in zip(runs, [(1,), (2,), (None, "dask")]):
+        for name, args in zip(runs, [(1,), (2,), (None, "dask")], strict=True):
             elapsed, results[name] = timed(lambda args=args: search(*args))
             runs[name].append(elapsed)
     same = all(np.array_equal(result.cv_results_["mean_test_score"],
@@ -182,8 +182,9 @@ def mixing_section(config):
         one_pass(X[:100], y[:100])  # the kernels are loaded before anything is timed
         for k in config["mixing"]["partitions"]:
             bounds = np.linspace(0, n, k + 1).astype(int)
-            timings, models = zip(*(timed(lambda a=a, b=b: one_pass(X[a:b], y[a:b]))
-                                    for a, b in zip(bounds[:-1], bounds[1:])))
+            timings, models = zip(*(timed(lambda a=a, b=b, X=X, y=y: one_pass(X[a:b], y[a:b]))
+                                    for a, b in zip(bounds[:-1], bounds[1:], strict=True)),
+                                  strict=True)
             coef = np.mean([model.coef_ for model in models], axis=0)
             intercept = np.mean([model.intercept_ for model in models], axis=0)
             averaged = np.mean(np.where(X_test @ coef.ravel() + intercept > 0, 1, -1) == y_test)

@@ -35,10 +35,11 @@ def pairings():
             yield name, sketch
 
 
-def compile_kernels(learners=None, sketches=tuple(SKETCHES), log=partial(print, flush=True)):
+def compile_kernels(learners=None, sketches=tuple(SKETCHES), log=None):
     """Train each pairing of ``learners`` (default: :func:`pairings`) and each
     sketch of ``sketches`` on a few rows, so that numba compiles (or loads
     from its cache) every kernel they call."""
+    log = partial(print, flush=True) if log is None else log
     start = time.perf_counter()
     rng = np.random.default_rng(0)
     X = rng.standard_normal((40, 12))  # more features than any default sketch's size

@@ -97,7 +97,8 @@ def test_the_scaling_out_page_runs_as_printed():
     blocks = re.findall(r"(::|\.\. code-block:: text)\n\n((?:    .*\n|\n)+)", page.read_text())
     namespace, checked = {}, 0
     try:
-        for (kind, code), (next_kind, expected) in zip(blocks, blocks[1:] + [("", "")]):
+        following = blocks[1:] + [("", "")]
+        for (kind, code), (next_kind, expected) in zip(blocks, following, strict=True):
             if kind != "::":
                 continue
             printed = io.StringIO()

@@ -85,7 +85,7 @@ def sketch_dask_array(sketch, X, *, split_every=8):
     first_rows = np.cumsum((0, *X.chunks[0]))
     parts = [
         dask.delayed(_sketch_block)(template, block, first_row)
-        for block, first_row, n_rows in zip(blocks, first_rows, X.chunks[0])
+        for block, first_row, n_rows in zip(blocks, first_rows[:-1], X.chunks[0], strict=True)
         if n_rows
     ]
     if not parts:

@@ -5,8 +5,8 @@ from numbers import Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .._kernels._sketch_updates import EXACT, RANDOM_PROJECTION
 from .._kernels._pairings import partial_fit_kernel
+from .._kernels._sketch_updates import EXACT, RANDOM_PROJECTION
 from .._kernels._son import prediction_limit
 from ._base import BaseUpdateRule, empty_sketch_state, sketch_kernel_params
 

@@ -14,7 +14,6 @@ import pytest
 import scipy.sparse as sp
 
 from sklearn_sketchlearn import SketchedOnlineClassifier
-from sklearn_sketchlearn._compile import compile_kernels
 from sklearn_sketchlearn._kernels._first_order import first_order_partial_fit
 
 # Trains one pairing in a fresh process and reports which sketch updates it compiled.
