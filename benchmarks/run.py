@@ -15,6 +15,7 @@ data, is reported separately).
 """
 
 import argparse
+import copy
 import json
 import os
 import platform
@@ -201,33 +202,102 @@ def tau_section(config, log):
     return lines
 
 
-def sparse_section(config, log):
-    """A CSR problem with a high dimension: the sketched learners densify each
-    row, OGD and AdaGrad touch only its non-zeros."""
-    n, d, nnz = config["sparse"]
-    rng = np.random.default_rng(1)
+def sparse_problem(n, d, nnz, seed=1):
+    """CSR rows with about ``nnz`` standard normal non-zeros in ``d`` columns."""
+    rng = np.random.default_rng(seed)
     X = sp.random(n, d, density=nnz / d, format="csr", random_state=rng,
                   data_rvs=rng.standard_normal)
-    y = (X @ rng.standard_normal(d) > 0).astype(np.int64)
-    results = {
-        "SGD epoch": median_time(lambda: sgd_epoch(X, y), config["repeats"]) / n,
-        "SGD partial_fit (chunks of 100)":
-            median_time(lambda: sgd_partial_fit(X, y), config["repeats"]) / n,
-    }
-    vw = vw_oja_newton(X, y, 10, config["repeats"]) if config["vw"] else None
-    if vw is not None:
-        results["VW --OjaNewton m=10"] = vw[0]
-    for name, (rule, sketch) in {
-        "SON fast_rfd m=10": (SON, RegularizedFrequentDirections(10, fast=True)),
-        "SON oja m=10": (SON, OjaSketch(10, random_state=0)),
-        "OGD": ("ogd", None),
-        "AdaGrad": ("adagrad", None),
-    }.items():
-        results[name] = per_example(partial(classifier, rule, sketch), X, y, config["repeats"],
-                                    config["budget"])
-        log(f"  CSR {name:20s} {results[name] * 1e6:9.2f} us")
-    lines = [f"CSR, n={n}, d={d}, about {nnz} non-zeros per row (us per example)"]
-    lines += [f"  {name:34s} {value * 1e6:10.2f}" for name, value in results.items()]
+    return X, (X @ rng.standard_normal(d) > 0).astype(np.int64)
+
+
+def marginal_cost(make, X, y, repeats, budget):
+    """``(seconds per example, seconds per call, start-up seconds)`` of learning
+    CSR rows: the slope and intercept of a ``partial_fit`` call's time against
+    its rows, on copies of a model started (untimed) on other rows. A call's
+    own cost (copies of the state for all-or-nothing, ``coef_``) is O(m d)
+    whatever its rows, and so is a sketch's initial state (Oja's orthonormal
+    rows): reported apart, as Vowpal Wabbit's start-up is."""
+    start = time.perf_counter()
+    started = make().partial_fit(X[:64], y[:64], classes=[0, 1])
+    startup = time.perf_counter() - start
+    rows, labels = X[64:], y[64:]
+
+    def call(n):
+        model = copy.deepcopy(started)
+        begin = time.perf_counter()
+        model.partial_fit(rows[:n], labels[:n])
+        return time.perf_counter() - begin
+
+    call(16)  # compile the continuing call's kernels (or load them from the cache)
+    n_small = 128
+    small = statistics.median(call(n_small) for _ in range(repeats))
+    n = int(np.clip(n_small + budget * n_small / small, 2 * n_small, rows.shape[0]))
+    large = statistics.median(call(n) for _ in range(repeats))
+    cost = max(large - small, 0.0) / (n - n_small)
+    return cost, max(small - n_small * cost, 0.0), startup
+
+
+def quotient(a, b):
+    """``a / b`` to two decimals, or "-" where a timing came out zero (a quick run)."""
+    return f"{a / b:.2f}" if b > 0 and np.isfinite(b) else "-"
+
+
+def sparse_learners(m):
+    """Every sketched SON pairing, SON without a sketch and OGD."""
+    son = {name: pairing for name, pairing in sketched_learners(m).items()
+           if name.startswith("SON")}
+    return {**son, "SON m=0": (SON, None), "OGD": ("ogd", None)}
+
+
+def sparse_section(config, log):
+    """CSR rows over d and s: SON's sparse form against Vowpal Wabbit's
+    OjaNewton (the paper's own sparse implementation) and OGD, with the growth
+    from the smallest to the largest d and the state's memory."""
+    n, m = config["sparse_rows"], 10
+    dims, nnzs = config["sparse_dims"], config["sparse_nnz"]
+    costs, calls, startups, memory, vw = {}, {}, {}, {}, {}
+    for nnz in nnzs:
+        for d in dims:
+            X, y = sparse_problem(n, d, nnz)
+            if config["vw"]:
+                result = vw_oja_newton(X, y, m, config["repeats"])
+                if result is not None:
+                    vw[nnz, d] = result[0]
+            for name, (rule, sketch) in sparse_learners(m).items():
+                make = partial(classifier, rule, sketch)
+                costs[name, nnz, d], calls[name, nnz, d], startups[name, nnz, d] = (
+                    marginal_cost(make, X, y, config["repeats"], config["budget"]))
+                model = make().partial_fit(X[:64], y[:64], classes=[0, 1])
+                memory[name, d] = sum(value.nbytes for value in model._state.values())
+                log(f"  CSR s={nnz:<4d} d={d:<8d} {name:16s} "
+                    f"{costs[name, nnz, d] * 1e6:9.2f} us")
+    head = "".join(f" {'d=' + format(d, '.0e'):>9s}" for d in dims)
+    lines = [f"up to n={n} rows, m={m}: us per example (the slope of a call's time against "
+             "its rows; a call's own time and the start-up apart)",
+             f"{'learner':16s} {'s':>4s}{head} {'/VW':>6s} {'d-growth':>8s} {'per call':>9s} "
+             f"{'start-up':>9s}"]
+    for nnz in nnzs:
+        for name in [*sparse_learners(m), "VW --OjaNewton"]:
+            if name == "VW --OjaNewton":
+                if not vw:
+                    continue
+                row = [vw.get((nnz, d), np.nan) for d in dims]
+                call = startup = ""
+            else:
+                row = [costs[name, nnz, d] for d in dims]
+                call = f"{calls[name, nnz, dims[-1]]:8.3f}s"
+                startup = f"{startups[name, nnz, dims[-1]]:8.3f}s"
+            middle = len(dims) // 2
+            ratio = (quotient(row[middle], vw.get((nnz, dims[middle]), np.nan))
+                     if name != "VW --OjaNewton" else "")
+            lines.append(f"{name:16s} {nnz:4d}" + "".join(f" {c * 1e6:9.2f}" for c in row)
+                         + f" {ratio:>6s} {quotient(row[-1], row[0]):>8s} {call:>9s} "
+                         f"{startup:>9s}")
+    lines += ["", f"/VW: at d={dims[len(dims) // 2]}, same s; d-growth: cost at d={dims[-1]} "
+              f"over d={dims[0]}; per call and start-up at d={dims[-1]}",
+              "state bytes / (m d 8): "
+              + ", ".join(f"{name} {memory[name, dims[-1]] / (m * dims[-1] * 8):.1f}"
+                          for name in sparse_learners(m))]
     return lines
 
 
@@ -376,13 +446,15 @@ CONFIGS = {
         "dims": [100, 1000, 5000], "sizes": [5, 10, 20], "taus": [10, 20, 40],
         "rows": {100: 20_000, 1000: 4_000, 5000: 1_000}, "vw_rows": {100: 50_000,
                                                                      1000: 8_000, 5000: 2_000},
-        "repeats": 3, "budget": 0.25, "vw": True, "sparse": (3_000, 100_000, 50),
+        "repeats": 3, "budget": 0.25, "vw": True, "sparse_rows": 20_000,
+        "sparse_dims": [10_000, 100_000, 1_000_000], "sparse_nnz": [10, 50, 200],
         "threads": (4_000, 1000), "memory_d": 500, "memory_rows": [16_384, 65_536],
     },
     "quick": {
         "dims": [40, 80], "sizes": [5], "taus": [3, 6], "rows": {40: 400, 80: 400},
         "vw_rows": {40: 400, 80: 400},
-        "repeats": 1, "budget": 0.01, "vw": True, "sparse": (300, 2_000, 10),
+        "repeats": 1, "budget": 0.01, "vw": True, "sparse_rows": 400,
+        "sparse_dims": [500, 5_000], "sparse_nnz": [5],
         "threads": (300, 40), "memory_d": 40, "memory_rows": [256, 1024],
     },
 }
@@ -392,6 +464,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a smoke run in seconds")
     parser.add_argument("--output", type=Path, help="also write the report as reStructuredText")
+    parser.add_argument("--sparse-only", action="store_true",
+                        help="only the sparse section (and the environment)")
     args = parser.parse_args(argv)
     config = CONFIGS["quick" if args.quick else "full"]
     if config["vw"] and vowpal_wabbit() is None:
@@ -399,17 +473,19 @@ def main(argv=None):
     start = time.perf_counter()
     log = print
     sections = {"Environment": environment()}
-    rows, peers = dense_section(config, log)
-    reference_m = 10 if 10 in config["sizes"] else config["sizes"][0]
-    sections["Dense, one pass (us per example; ratios to peers run in the same process)"] = (
-        dense_table(rows, peers, reference_m))
-    sections["Growth of the cost (log-log slopes)"] = slopes(rows, config)
-    sections["ADA-FFD against tau"] = tau_section(config, log)
+    if not args.sparse_only:
+        rows, peers = dense_section(config, log)
+        reference_m = 10 if 10 in config["sizes"] else config["sizes"][0]
+        sections["Dense, one pass (us per example; ratios to peers run in the same process)"] = (
+            dense_table(rows, peers, reference_m))
+        sections["Growth of the cost (log-log slopes)"] = slopes(rows, config)
+        sections["ADA-FFD against tau"] = tau_section(config, log)
     sections["Sparse input"] = sparse_section(config, log)
-    sections["Chunked partial_fit"] = chunking_section(config)
-    sections["One-vs-rest in threads"] = threads_section(config)
-    sections["JIT compilation and the on-disk cache"] = compile_section()
-    sections["Memory"] = memory_section(config)
+    if not args.sparse_only:
+        sections["Chunked partial_fit"] = chunking_section(config)
+        sections["One-vs-rest in threads"] = threads_section(config)
+        sections["JIT compilation and the on-disk cache"] = compile_section()
+        sections["Memory"] = memory_section(config)
     sections["Run"] = [f"{time.perf_counter() - start:.0f} s, "
                        f"{'quick' if args.quick else 'full'} configuration: "
                        + json.dumps({k: v for k, v in config.items() if k != 'rows'})]

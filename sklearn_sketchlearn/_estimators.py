@@ -224,7 +224,7 @@ class _BaseSketchedOnline(BaseEstimator):
             if error is not None:
                 cause = f"an eigensolver failed ({error})"
             elif n_learned < n_examples:
-                cause = "a prediction was not finite"
+                cause = "a prediction (or a value the kernel wrote) was not finite"
         if cause is None:
             largest = np.abs(decisions).max()
             if not np.isfinite(largest):
@@ -233,7 +233,10 @@ class _BaseSketchedOnline(BaseEstimator):
                 cause = (f"a prediction reached {largest:.3g}, over {self._DIVERGENCE_RATIO:g} "
                          "times the scale of the targets")
         if cause is None:
+            checked = self.update_rule_._kernel_checks(self._state)
             for key, value in self._state.items():
+                if key in checked:
+                    continue
                 if value.dtype.kind == "f" and not np.isfinite(value).all():
                     cause = f"its state ({key!r}) is no longer finite"
                     break
@@ -354,7 +357,9 @@ class _BaseSketchedOnline(BaseEstimator):
         return sums[1] / sums[0]
 
     def _report(self, epoch, epoch_loss, elapsed):
-        norm = np.linalg.norm(self._state["weights"])
+        norm = np.linalg.norm([self.update_rule_._weights({key: value[k] for key, value in
+                                                          self._state.items()})
+                               for k in range(self._state["weights"].shape[0])])
         print(
             f"-- Epoch {epoch + 1}\nT: {self.t_ - 1}, progressive loss: "
             f"{self.progressive_loss_:.6f} (this pass {epoch_loss:.6f})"

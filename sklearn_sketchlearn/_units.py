@@ -28,8 +28,8 @@ that transform like ``x`` (gradients, sums of them, sketch rows) by
 import numpy as np
 import scipy.sparse as sp
 
-from ._kernels._son import RESCALE_TOLERANCE
-from ._kernels._units import standardized_rows, weighted_moments
+from ._kernels._chunk_units import standardized_rows, weighted_moments
+from ._kernels._units import RESCALE_TOLERANCE
 
 # A variance below this fraction of the squared mean is a constant feature's
 # rounding noise (the mean of n equal numbers is off by ~n eps).

@@ -127,11 +127,20 @@ def test_pickled_mid_stream_continues_exactly(stream, name):
 def test_csr_input_gives_the_dense_result(stream, name):
     X, y = stream
     X = np.where(np.abs(X) < 0.5, 0.0, X)
-    dense = make_model(name).fit(X, y)
+    dense = make_model(name)
+    rule = dense.update_rule
+    # SON's sparse form: the dense model's arithmetic in another order, and
+    # 'standardize' without centering on CSR rows (tests/update_rules/test_son_sparse.py)
+    sparse_form = isinstance(rule, SketchedOnlineNewton) and not isinstance(
+        dense.sketch, ExactSketch)
+    if sparse_form and rule.feature_scaling == "standardize":
+        dense.set_params(update_rule__feature_scaling="scale")
+    dense.fit(X, y)
     sparse = make_model(name).fit(sp.csr_matrix(X), y)
-    np.testing.assert_allclose(sparse.coef_, dense.coef_, rtol=1e-12, atol=1e-14)
+    rtol = 1e-9 if sparse_form else 1e-12
+    np.testing.assert_allclose(sparse.coef_, dense.coef_, rtol=rtol, atol=rtol * 1e-2)
     np.testing.assert_allclose(sparse.decision_function(sp.csr_matrix(X)),
-                               dense.decision_function(X), rtol=1e-12, atol=1e-12)
+                               dense.decision_function(X), rtol=rtol, atol=rtol)
 
 
 def test_threads_give_the_single_thread_result():

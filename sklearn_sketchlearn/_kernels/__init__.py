@@ -9,6 +9,7 @@ layers validate, allocate state and call one kernel per chunk.
 * ``_rows``: dense/CSR row access shared by the drivers.
 * ``_random``: the counter-based Gaussian stream of random projections.
 * ``_sketch_updates``: Frequent Directions, Oja and random-projection updates.
-* ``_units``: the running units' passes over a dense chunk.
+* ``_units``: SON's running units, shared by its dense and sparse forms.
+* ``_chunk_units``: the estimator's running units' passes over a dense chunk.
 * ``_lowrank``: the shared preconditioner shape ``v -> v / c + F^T W F v``.
 """

@@ -65,12 +65,9 @@ def fd_shrink(buffer, gram, n_rows, rank):
     """Shrink the first ``n_rows`` rows of ``buffer`` by their ``rank``-th
     largest squared singular value.
 
-    With ``B = U S V^T`` the Gram matrix is ``B B^T = U S^2 U^T`` and
-    ``S V^T = U^T B``, so one small eigendecomposition gives the SVD. On return
-    the leading ``n_kept <= rank - 1`` rows hold ``sqrt(s_i^2 - delta) v_i^T``
-    in decreasing order, the other rows are zero and ``gram`` is the matching
-    diagonal. Directions whose shrunk mass ``s_i^2 - delta`` is below the
-    rounding level of the Gram matrix are dropped rather than kept as noise.
+    On return the leading ``n_kept <= rank - 1`` rows hold ``sqrt(s_i^2 -
+    delta) v_i^T`` in decreasing order (see :func:`shrink_coefficients`), the
+    other rows are zero and ``gram`` is the matching diagonal.
 
     Returns
     -------
@@ -79,26 +76,43 @@ def fd_shrink(buffer, gram, n_rows, rank):
     n_kept : int
         Number of non-zero rows left.
     """
+    delta, n_kept, coefficients = shrink_coefficients(gram, n_rows, rank, buffer.shape[1])
+    if n_kept > 0:
+        combine_rows(coefficients, buffer, n_rows, n_kept)
+    buffer[n_kept:n_rows] = 0.0
+    return delta, n_kept
+
+
+@jit
+def shrink_coefficients(gram, n_rows, rank, n_columns):
+    """The shrink of a buffer ``B`` (``n_rows`` rows of length ``n_columns``)
+    from its Gram matrix alone: ``(delta, n_kept, C)`` with the shrunk rows
+    ``C B`` (``C`` is ``n_kept x n_rows``); ``gram`` becomes their (diagonal)
+    Gram matrix.
+
+    With ``B = U S V^T`` the Gram matrix is ``B B^T = U S^2 U^T`` and ``S V^T =
+    U^T B``, so one small eigendecomposition gives the SVD: the kept rows are
+    ``sqrt(s_i^2 - delta) v_i^T = sqrt((s_i^2 - delta) / s_i^2) u_i^T B``.
+    Directions whose shrunk mass ``s_i^2 - delta`` is below the rounding level
+    of the Gram matrix are dropped rather than kept as noise.
+    """
     eigenvalues, eigenvectors = np.linalg.eigh(np.ascontiguousarray(gram[:n_rows, :n_rows]))
     delta = max(eigenvalues[n_rows - rank], 0.0)
-    tolerance = (n_rows + buffer.shape[1]) * np.finfo(np.float64).eps
+    tolerance = (n_rows + n_columns) * np.finfo(np.float64).eps
     floor = delta + tolerance * max(eigenvalues[n_rows - 1], 0.0)
     n_kept = 0
     while n_kept < rank - 1 and eigenvalues[n_rows - 1 - n_kept] > floor:
         n_kept += 1
-    if n_kept > 0:
-        coefficients = np.empty((n_kept, n_rows))
-        for i in range(n_kept):
-            j = n_rows - 1 - i
-            scale = np.sqrt((eigenvalues[j] - delta) / eigenvalues[j])
-            for r in range(n_rows):
-                coefficients[i, r] = scale * eigenvectors[r, j]
-        combine_rows(coefficients, buffer, n_rows, n_kept)
-    buffer[n_kept:n_rows] = 0.0
+    coefficients = np.empty((n_kept, n_rows))
+    for i in range(n_kept):
+        j = n_rows - 1 - i
+        scale = np.sqrt((eigenvalues[j] - delta) / eigenvalues[j])
+        for r in range(n_rows):
+            coefficients[i, r] = scale * eigenvectors[r, j]
     gram[:n_rows, :n_rows] = 0.0
     for i in range(n_kept):
         gram[i, i] = eigenvalues[n_rows - 1 - i] - delta
-    return delta, n_kept
+    return delta, n_kept, coefficients
 
 
 @jit
@@ -201,12 +215,24 @@ def oja_small_update(factor, gram, eigenvalues, counts, projected, c, squared_no
 
 @jit
 def oja_refresh(rows, gram, factor):
-    """Make ``Z`` explicit again (``Z <- F Z``, ``F <- I``) before ``Z`` grows
+    """Make ``Z`` explicit again (``Z <- F Z``, ``F <- I``) when
+    :func:`oja_needs_refresh`. Returns whether it refreshed."""
+    if not oja_needs_refresh(gram, factor):
+        return False
+    m = factor.shape[0]
+    combine_rows(factor, rows, m, m)
+    gram_matrix(rows, m, gram)
+    factor[:] = np.eye(m)
+    return True
+
+
+@jit
+def oja_needs_refresh(gram, factor):
+    """Whether ``Z`` is to be made explicit again before it grows
     ill-conditioned: the update of ``F`` factors ``F K F^T`` and loses about
     ``eps cond(K)`` in relative accuracy. Since ``V = F Z`` is orthonormal,
     ``K = Z Z^T = F^{-1} F^{-T}`` and ``cond(K) <= trace(K) |F|_F^2``: a cheap,
-    safe bound; refreshing at 1e6 keeps the error near 1e-10. Returns whether
-    it refreshed.
+    safe bound; refreshing at 1e6 keeps the error near 1e-10.
     """
     m = factor.shape[0]
     trace = 0.0
@@ -215,12 +241,7 @@ def oja_refresh(rows, gram, factor):
         trace += gram[i, i]
         for j in range(i + 1):
             frobenius += factor[i, j] * factor[i, j]
-    if trace * frobenius < 1e6 and trace < 1e100:
-        return False
-    combine_rows(factor, rows, m, m)
-    gram_matrix(rows, m, gram)
-    factor[:] = np.eye(m)
-    return True
+    return not (trace * frobenius < 1e6 and trace < 1e100)
 
 
 @jit

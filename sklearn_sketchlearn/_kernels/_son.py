@@ -63,6 +63,23 @@ from ._sketch_updates import (
     rp_draw,
     rp_gram_update,
 )
+from ._son_sparse import (
+    SPARSE,
+    TOP,
+    catch_up_example,
+    enter_sparse_form,
+    fd_sparse_shrink,
+    fold_if_cancelling,
+    leave_sparse_form,
+    load_sparse_example,
+    oja_sparse_refresh,
+    scale_finite,
+    slot_to_buffer,
+    sparse_products,
+    sparse_step,
+    standardize_sparse_example,
+)
+from ._units import feature_units, move_curvature_totals, move_gram, set_units
 
 
 @jit
@@ -175,13 +192,6 @@ def son_ridge(params, floats, n_features, n_directions):
     return ridge
 
 
-# A feature's units follow its running mean and standard deviation only once
-# they have moved by more than this fraction of the scale (or the scale by this
-# factor): every move costs O(m^2), so stationary data settle after a few moves
-# per feature; any threshold keeps the learner free of the features' units.
-RESCALE_TOLERANCE = 0.25
-
-
 @jit
 def standardize_example(x, raw, scale, floats, weights, scaling, center, rows, n_rows, gram,
                         dense, curvature):
@@ -195,7 +205,10 @@ def standardize_example(x, raw, scale, floats, weights, scaling, center, rows, n
     sums of ``x`` and ``x^2``: ``scale[2]`` and ``scale[1]``), as a
     StandardScaler would: in such units every feature has the same mean
     square, which is what an isotropic ridge assumes, and the learner sees the
-    same numbers whatever the units of each feature.
+    same numbers whatever the units of each feature. ``scaling`` 3 is 2
+    without centering, with a feature's units revisited only on its non-zeros
+    (a zero is fed as zero in any units), so that a CSR row costs its
+    non-zeros (see ``_son_sparse``).
 
     A move of a feature's units is an affine map of the coordinates, ``x'_j =
     f x_j + c x_b`` (``x_b = 1`` the intercept), and the learner's state moves
@@ -216,6 +229,7 @@ def standardize_example(x, raw, scale, floats, weights, scaling, center, rows, n
         return False
     if scaling == 0:
         return False
+    center = center and scaling == 2
     bias = x.shape[0] - 1
     n_features = bias if center else x.shape[0]
     if center:
@@ -223,33 +237,17 @@ def standardize_example(x, raw, scale, floats, weights, scaling, center, rows, n
     # np.False_: a literal False would compile move_units twice (for Literal[bool] and bool)
     moved = curvature_ready = np.False_
     inverse_n = 1.0 / n_seen
-    tolerance = (1.0 + RESCALE_TOLERANCE) ** 2
     for j in range(n_features):
         value = x[j]
-        if value != 0.0:
-            scale[1, j] += value * value
-            scale[2, j] += value
-        elif scale[0, j] == 0.0:
-            continue  # not seen yet: nothing to feed
-        mean = scale[2, j] * inverse_n if center else 0.0
-        mean_square = scale[1, j] * inverse_n
-        # the variance, floored by the mean square over n: the first examples
-        # give no spread yet (the first gives none at all), and a constant
-        # feature must not divide rounding errors
-        variance = max(mean_square - mean * mean, mean_square * inverse_n)
-        old_scale, old_mean = scale[0, j], scale[3, j]
-        squared_scale = old_scale * old_scale
-        if old_scale == 0.0:
-            scale[0, j], scale[3, j] = np.sqrt(variance), mean
-            scale[6, j] = 1.0 / scale[0, j]
-        elif (variance > tolerance * squared_scale or variance * tolerance < squared_scale
-              or (mean - old_mean) ** 2 > RESCALE_TOLERANCE ** 2 * variance):
-            spread = np.sqrt(variance)
-            curvature_ready = move_units(j, old_scale / spread, (old_mean - mean) / spread,
+        if value == 0.0 and (scaling == 3 or scale[0, j] == 0.0):
+            continue  # not seen yet, or (scale) a zero, whatever the units
+        spread, mean = feature_units(j, value, inverse_n, center, scale)
+        if spread > 0.0:
+            curvature_ready = move_units(j, scale[0, j] / spread, (scale[3, j] - mean) / spread,
                                          bias, center, weights, scale, floats, rows, n_rows,
                                          gram, dense, curvature, curvature_ready)
             moved = moved or n_rows > 0 or curvature_ready
-            scale[0, j], scale[3, j], scale[6, j] = spread, mean, 1.0 / spread
+            set_units(j, spread, mean, scale)
         x[j] = (value - scale[3, j]) * scale[6, j]
     return moved
 
@@ -273,21 +271,16 @@ def move_units(j, f, c, bias, center, weights, scale, floats, rows, n_rows, gram
     weights[j] /= f
     if center:
         weights[bias] -= c * weights[j]
-    at_bias = scale[4, bias] if center else 0.0
-    diagonal, cross = scale[4, j], scale[5, j]
-    scale[4, j] = f * f * diagonal + 2.0 * f * c * cross + c * c * at_bias
-    scale[5, j] = f * cross + c * at_bias
-    if floats[1] > 0.0:
-        total = floats[1] + scale[4, j] - diagonal
-        floats[2] *= total / floats[1]
-        floats[1] = total
+    move_curvature_totals(j, f, c, bias, center, scale, floats)
     if not center:
         c = 0.0  # (rows[:, bias] is a feature's column then)
-    for a in range(n_rows):  # the Gram matrix of the moved rows
-        shift_a = (f - 1.0) * rows[a, j] + c * rows[a, bias]
-        for b in range(n_rows):
-            shift_b = (f - 1.0) * rows[b, j] + c * rows[b, bias]
-            gram[a, b] += shift_a * rows[b, j] + rows[a, j] * shift_b + shift_a * shift_b
+    if n_rows > 0:
+        column = np.empty(n_rows)
+        shift = np.empty(n_rows)
+        for a in range(n_rows):
+            column[a] = rows[a, j]
+            shift[a] = (f - 1.0) * rows[a, j] + c * rows[a, bias]
+        move_gram(gram, n_rows, column, shift)
     for a in range(rows.shape[0]):
         rows[a, j] = f * rows[a, j] + c * rows[a, bias]
     if dense.shape[0] == 0 or dense[0, 0] == 0.0:
@@ -332,11 +325,16 @@ def son_pass(kind, chunk, state, params, decisions):
         ``y[i]`` and weight ``sample_weight[i]``.
     state : tuple
         ``(weights, rows, gram, cholesky, eigenvalues, dense, factor, counts,
-        floats, scale)``, modified in place. ``counts[0]`` holds the FD rows in
-        use, Oja's ``t`` or the RP counter; ``counts[1]`` the RP seed;
-        ``floats`` FD's total shrink, ``sum |g_hat|^2``, the missed mass, the
-        number of sketched gradients, the largest ``|y|`` learned, the
-        number of examples seen and the exact sketch's ridge.
+        floats, scale, sketch_weights, form, touched, versions, maps, folds)``,
+        modified in place.
+        ``counts[0]`` holds the FD rows in use, Oja's ``t`` or the RP counter;
+        ``counts[1]`` the RP seed; ``floats`` FD's total shrink, ``sum
+        |g_hat|^2``, the missed mass, the number of sketched gradients, the
+        largest ``|y|`` learned, the number of examples seen, the exact
+        sketch's ridge and ``|Z^T b|^2`` at the sparse form's last fold.
+        ``sketch_weights``, ``form``, ``touched``, ``versions``, ``maps`` and
+        ``folds`` hold the sparse form (``_son_sparse``), in which ``weights``
+        is ``w_bar``.
     params : tuple
         ``(rank, ridge_params, loss_code, epsilon, bound, target_bound,
         sigma, gauss_newton, eta0, power_t, oja_eta0, oja_constant,
@@ -349,34 +347,60 @@ def son_pass(kind, chunk, state, params, decisions):
     Returns
     -------
     n_learned : int
-        Examples learned: fewer than the chunk's if a prediction stopped being
-        finite (the learner diverged), in which case the pass stops there.
+        Examples learned: fewer than the chunk's if a prediction (or, on CSR
+        rows, a value written) stopped being finite (the learner diverged), in
+        which case the pass stops there.
+
+    Notes
+    -----
+    CSR rows take the sparse form (but for the exact sketch and centered
+    units, which are dense by nature): the same arithmetic on ``w = w_bar +
+    Z^T b`` in time independent of ``d``; dense rows take the dense form.
     """
     X, data, indices, indptr, is_sparse, order, y, sample_weight = chunk
-    weights, rows, gram, cholesky, eigenvalues, dense, factor, counts, floats, scale = state
+    (weights, rows, gram, cholesky, eigenvalues, dense, factor, counts, floats, scale,
+     sketch_weights, form, touched, versions, maps, folds) = state
     (rank, ridge_params, loss_code, epsilon, bound, target_bound, sigma, gauss_newton,
      eta0, power_t, oja_eta0, oja_constant, fit_intercept, scaling, t_start) = params
     adaptive = ridge_params[3]
 
     n_features = weights.shape[0]
     capacity = rows.shape[0]
+    sparse = is_sparse and kind != EXACT and scaling != 2
+    if sparse and form[SPARSE] == 0:
+        enter_sparse_form(kind, rows, counts[0], sketch_weights, form, touched, versions,
+                          floats)
+    elif not sparse and form[SPARSE] == 1:
+        leave_sparse_form(kind, rows, weights, sketch_weights, factor, form, versions, maps,
+                          folds)
+    columns = rows.reshape((n_features, capacity))
     n_directions = 0 if kind == NO_SKETCH or kind == EXACT else capacity
     if kind == FREQUENT_DIRECTIONS:
         n_directions = rank
-    x = np.empty(n_features)
+    x = np.empty(0 if sparse else n_features)
     raw = np.empty(n_features)
-    solved = np.empty(n_features)
+    cols = np.empty(n_features if sparse else 0, dtype=np.int64)
+    vals = np.empty(n_features if sparse else 0)
+    solved = np.empty(0 if sparse else n_features)
     projected = np.zeros(capacity + 1)
+    slot_products = np.zeros(capacity + 1)
     coefficients = np.zeros(capacity + 1)
     row_coefficients = np.zeros(capacity + 1)
     row_shifts = np.zeros(capacity + 1)
+    slot_coefficients = np.zeros(capacity)
     r = np.zeros(capacity)
-    curvature = np.zeros((n_features, n_features) if kind == EXACT and scaling == 2 else (0, 0))
+    curvature = np.zeros((n_features, n_features) if kind == EXACT and scaling >= 2 else (0, 0))
     ridge = son_ridge(ridge_params, floats, n_features, n_directions)
+    nnz = 0
 
     for i in range(order.shape[0]):
         row = order[i]
-        load_example(row, X, data, indices, indptr, is_sparse, fit_intercept, x)
+        if sparse:
+            nnz = load_sparse_example(row, data, indices, indptr, fit_intercept, n_features,
+                                      cols, vals)
+            catch_up_example(cols, nnz, columns, weights, versions, maps, folds, form)
+        else:
+            load_example(row, X, data, indices, indptr, is_sparse, fit_intercept, x)
         weight, target = sample_weight[i], y[i]
         n_rows = 0
         if kind == FREQUENT_DIRECTIONS:
@@ -384,20 +408,31 @@ def son_pass(kind, chunk, state, params, decisions):
         elif kind == OJA or kind == RANDOM_PROJECTION:
             n_rows = capacity
         floats[5] += 1.0
-        # Oja's rows are directions, not curvature: T would collapse them while
-        # the units are young, so they keep adapting on their own
-        moving = rows[:0] if kind == OJA else rows
-        sketch_moved = standardize_example(x, raw, scale, floats, weights, scaling,
-                                           fit_intercept, moving, min(n_rows, moving.shape[0]),
-                                           gram, dense, curvature)
+        if sparse:
+            sketch_moved = standardize_sparse_example(
+                kind, cols, vals, nnz, raw, scale, floats, scaling, columns, weights,
+                sketch_weights, gram, factor, form[TOP], n_rows)
+        else:
+            # Oja's rows are directions, not curvature: T would collapse them
+            # while the units are young, so they keep adapting on their own
+            moving = rows[:0] if kind == OJA else rows
+            sketch_moved = standardize_example(x, raw, scale, floats, weights, scaling,
+                                               fit_intercept, moving,
+                                               min(n_rows, moving.shape[0]), gram, dense,
+                                               curvature)
         if sketch_moved and kind == FREQUENT_DIRECTIONS:
             fd_escaped_mass(gram, n_rows, floats)
-        if scaling == 2:  # the curvature totals may have moved with the units
+        if scaling >= 2:  # the curvature totals may have moved with the units
             ridge = son_ridge(ridge_params, floats, n_features, n_directions)
         if sketch_moved:
             refresh_after_rescale(kind, n_rows, gram, factor, ridge, cholesky, dense,
                                   curvature, floats[6])
-        z, squared_norm = project_rows(rows, n_rows, x, weights, projected)
+        if sparse:
+            z, squared_norm = sparse_products(columns, weights, sketch_weights, capacity, cols,
+                                              vals, nnz, slot_products)
+            slot_to_buffer(slot_products, factor, form[TOP], n_rows, projected)
+        else:
+            z, squared_norm = project_rows(rows, n_rows, x, weights, projected)
 
         # Projection step (Lemma 1): w = u - tau_C(u^T x) A^{-1} x / (x^T A^{-1} x),
         # after which w^T x = clip(u^T x) exactly. Pending update of u:
@@ -448,11 +483,9 @@ def son_pass(kind, chunk, state, params, decisions):
                 for j in range(n_features):
                     dense[j, j] = np.sqrt(floats[6])
             floats[1] += mass
-            if scaling == 2:  # for moving the total with the units
-                for j in range(n_features):
-                    scale[4, j] += c * c * x[j] * x[j]
-                    if fit_intercept:
-                        scale[5, j] += c * c * x[j]  # x's last entry is the intercept's 1
+            if scaling >= 2:  # for moving the total with the units
+                count_curvature(scale, c, x, cols, vals, nnz, sparse,
+                                fit_intercept and scaling == 2)
             if kind != FREQUENT_DIRECTIONS:
                 floats[2] += max(mass + c * c * correction, 0.0)
             floats[3] += 1.0
@@ -474,13 +507,21 @@ def son_pass(kind, chunk, state, params, decisions):
         elif kind == FREQUENT_DIRECTIONS and c != 0.0 and n_rows + 1 == capacity:
             # The new row fills the buffer: apply the pending update with the
             # rows as they are, insert, shrink, and step with the rotated rows.
-            update_pass(weights, x, x_coefficient, rows, n_rows, row_coefficients, row_shifts,
-                        n_rows, c)
             for j in range(n_rows):
                 gram[j, n_rows] = c * projected[j]
                 gram[n_rows, j] = c * projected[j]
             gram[n_rows, n_rows] = c * c * squared_norm
-            delta, n_rows = fd_shrink(rows, gram, capacity, rank)
+            if sparse:
+                if not sparse_step(columns, weights, sketch_weights, cols, vals, nnz,
+                                   x_coefficient, row_coefficients, row_shifts, n_rows, n_rows,
+                                   c, factor, touched, form, slot_coefficients):
+                    return i
+                delta, n_rows = fd_sparse_shrink(columns, gram, factor, sketch_weights,
+                                                 weights, form, touched, capacity, rank)
+            else:
+                update_pass(weights, x, x_coefficient, rows, n_rows, row_coefficients,
+                            row_shifts, n_rows, c)
+                delta, n_rows = fd_shrink(rows, gram, capacity, rank)
             counts[0] = n_rows
             floats[0] += delta
             fd_escaped_mass(gram, n_rows, floats)
@@ -488,7 +529,12 @@ def son_pass(kind, chunk, state, params, decisions):
             cholesky[:] = 0.0
             for j in range(n_rows):
                 cholesky[j, j] = np.sqrt(ridge + gram[j, j])
-            z, squared_norm = project_rows(rows, n_rows, x, weights, projected)
+            if sparse:
+                sparse_products(columns, weights, sketch_weights, capacity, cols, vals, nnz,
+                                slot_products)
+                slot_to_buffer(slot_products, factor, form[TOP], n_rows, projected)
+            else:
+                project_rows(rows, n_rows, x, weights, projected)
             newton_coefficients(kind, ridge, cholesky, eigenvalues, factor, n_rows, counts[0],
                                 projected, coefficients)
             x_coefficient = slope / ridge
@@ -560,12 +606,51 @@ def son_pass(kind, chunk, state, params, decisions):
                     folded += coefficients[j] * row_shifts[j]
                 x_coefficient += step_scale * (1.0 - folded)
 
-        if kind != EXACT:
+        if sparse:
+            if not sparse_step(columns, weights, sketch_weights, cols, vals, nnz,
+                               x_coefficient, row_coefficients, row_shifts, n_rows, appended,
+                               c, factor, touched, form, slot_coefficients):
+                return i
+            if kind == OJA:
+                oja_sparse_refresh(columns, gram, factor, weights, sketch_weights, versions,
+                                   maps, folds, form)
+            if kind == OJA or kind == RANDOM_PROJECTION:
+                fold_if_cancelling(columns, weights, sketch_weights, gram, versions, maps,
+                                   folds, floats, form)
+        elif kind != EXACT:
             update_pass(weights, x, x_coefficient, rows, n_rows, row_coefficients, row_shifts,
                         appended, c)
-        if kind == OJA:
-            oja_refresh(rows, gram, factor)
+            if kind == OJA:
+                oja_refresh(rows, gram, factor)
         if scaling == 1:
-            scale[0] += (slope * raw) ** 2
+            accumulate_adagrad(scale, slope, raw, cols, nnz, sparse)
+        if sparse and scaling != 0 and not scale_finite(scale, cols, nnz):
+            return i
         floats[4] = max(floats[4], abs(target))
     return order.shape[0]
+
+
+@jit
+def count_curvature(scale, c, x, cols, vals, nnz, sparse, center):
+    """Add ``g_hat = c x``'s diagonal (``scale[4]``) and, when centering, its
+    column at the intercept (``scale[5]``; x's last entry is the intercept's
+    1), for moving the curvature total with the units."""
+    if sparse:
+        for p in range(nnz):
+            scale[4, cols[p]] += c * c * vals[p] * vals[p]
+        return
+    for j in range(x.shape[0]):
+        scale[4, j] += c * c * x[j] * x[j]
+        if center:
+            scale[5, j] += c * c * x[j]
+
+
+@jit
+def accumulate_adagrad(scale, slope, raw, cols, nnz, sparse):
+    """AdaGrad's ``D_t`` (``scale[0]``) plus the raw gradient's squares."""
+    if sparse:
+        for p in range(nnz):
+            scale[0, cols[p]] += (slope * raw[p]) ** 2
+        return
+    for j in range(raw.shape[0]):
+        scale[0, j] += (slope * raw[j]) ** 2

@@ -1,33 +1,72 @@
-"""The running units' passes over a dense chunk (see ``sklearn_sketchlearn._units``):
-each a single compiled pass without the temporaries NumPy would allocate, so
-that learning in running units costs little beside a first-order step."""
+"""The running units of SON's ``feature_scaling``, shared by the dense and the
+sparse kernels: the per-feature statistics, when a feature's units move, and
+how the curvature totals and the sketch's Gram matrix move with them."""
+
+import numpy as np
 
 from ._jit import jit
 
-
-@jit(strict=True)  # the deviations are sums of squares of differences: keep them exact
-def weighted_moments(X, weights, mean, deviations):
-    """``mean = sum_i w_i x_i / sum w``, ``deviations = sum_i w_i (x_i - mean)^2``."""
-    n_samples, n_features = X.shape
-    total = 0.0
-    mean[:] = 0.0
-    deviations[:] = 0.0
-    for i in range(n_samples):
-        total += weights[i]
-        for j in range(n_features):
-            mean[j] += weights[i] * X[i, j]
-    for j in range(n_features):
-        mean[j] /= total
-    for i in range(n_samples):
-        for j in range(n_features):
-            difference = X[i, j] - mean[j]
-            deviations[j] += weights[i] * difference * difference
+# A feature's units follow its running mean and standard deviation only once
+# they have moved by more than this fraction of the scale (or the scale by this
+# factor): every move costs O(m^2), so stationary data settle after a few moves
+# per feature; any threshold keeps the learner free of the features' units.
+RESCALE_TOLERANCE = 0.25
 
 
 @jit
-def standardized_rows(X, order, center, inverse_scale, out):
-    """``out[i] = (X[order[i]] - center) * inverse_scale``."""
-    for i in range(order.shape[0]):
-        row = order[i]
-        for j in range(X.shape[1]):
-            out[i, j] = (X[row, j] - center[j]) * inverse_scale[j]
+def feature_units(j, value, inverse_n, center, scale):
+    """Count ``value`` in feature ``j``'s sums (``scale[1]``, ``scale[2]``) and
+    return its new ``(scale, mean)`` when its units in use (``scale[0]``,
+    ``scale[3]``) must move, else ``(0.0, 0.0)``. A feature met for the first
+    time takes its units here (no move: nothing was learned in them).
+
+    The variance is floored by the mean square over ``n``: the first examples
+    give no spread yet (the first gives none at all), and a constant feature
+    must not divide rounding errors.
+    """
+    if value != 0.0:
+        scale[1, j] += value * value
+        scale[2, j] += value
+    mean = scale[2, j] * inverse_n if center else 0.0
+    mean_square = scale[1, j] * inverse_n
+    variance = max(mean_square - mean * mean, mean_square * inverse_n)
+    old_scale, old_mean = scale[0, j], scale[3, j]
+    if old_scale == 0.0:
+        set_units(j, np.sqrt(variance), mean, scale)
+        return 0.0, 0.0
+    tolerance = (1.0 + RESCALE_TOLERANCE) ** 2
+    squared_scale = old_scale * old_scale
+    if (variance > tolerance * squared_scale or variance * tolerance < squared_scale
+            or (mean - old_mean) ** 2 > RESCALE_TOLERANCE ** 2 * variance):
+        return np.sqrt(variance), mean
+    return 0.0, 0.0
+
+
+@jit
+def set_units(j, spread, mean, scale):
+    """Feature ``j``'s units in use: ``x'_j = (x_j - mean) / spread``."""
+    scale[0, j], scale[3, j], scale[6, j] = spread, mean, 1.0 / spread
+
+
+@jit
+def move_curvature_totals(j, f, c, bias, center, scale, floats):
+    """Move the diagonal of ``sum g_hat g_hat^T`` at ``j`` and its column at the
+    intercept (``scale[4]``, ``scale[5]``) to ``x'_j = f x_j + c x_b``; the
+    curvature seen (``floats[1]``) moves with it and the missed mass
+    (``floats[2]``) keeps its share."""
+    at_bias = scale[4, bias] if center else 0.0
+    diagonal, cross = scale[4, j], scale[5, j]
+    scale[4, j] = f * f * diagonal + 2.0 * f * c * cross + c * c * at_bias
+    scale[5, j] = f * cross + c * at_bias
+    if floats[1] > 0.0:
+        total = floats[1] + scale[4, j] - diagonal
+        floats[2] *= total / floats[1]
+        floats[1] = total
+
+
+@jit
+def move_gram(gram, n_rows, column, shift):
+    """The Gram matrix of a sketch whose column ``column`` moves by ``shift``."""
+    for a in range(n_rows):
+        for b in range(n_rows):
+            gram[a, b] += shift[a] * column[b] + column[a] * shift[b] + shift[a] * shift[b]

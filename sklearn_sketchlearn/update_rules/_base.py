@@ -100,7 +100,17 @@ class BaseUpdateRule(BaseEstimator):
 
     def _coef(self, state):
         """Weights in the original feature space, intercept last."""
+        return self._weights(state)
+
+    def _weights(self, state):
+        """The weight vector the rule learns, in its own units."""
         return state["weights"]
+
+    def _kernel_checks(self, states):
+        """Keys of the state arrays (``states``: every problem's, stacked) that
+        the kernel itself checked for finiteness on the last chunk, which the
+        estimator need not scan."""
+        return ()
 
     def _prediction_limit(self, state):
         """The bound on ``|prediction|`` the rule's predictor applies (inf: none)."""

@@ -6,8 +6,15 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._kernels._pairings import partial_fit_kernel
-from .._kernels._sketch_updates import EXACT, RANDOM_PROJECTION
+from .._kernels._sketch_updates import (
+    EXACT,
+    FREQUENT_DIRECTIONS,
+    NO_SKETCH,
+    OJA,
+    RANDOM_PROJECTION,
+)
 from .._kernels._son import prediction_limit
+from .._kernels._son_sparse import MAX_VERSIONS, SCALING, SPARSE, sparse_weights
 from ._base import BaseUpdateRule, empty_sketch_state, sketch_kernel_params
 
 
@@ -86,10 +93,16 @@ class SketchedOnlineNewton(BaseUpdateRule):
         Values must be in the range `[0.0, inf)`.
     power_t : float, default=0.5
         Decay exponent of ``eta_t``. Values must be in the range `[0.0, inf)`.
-    feature_scaling : {'standardize', 'adagrad'} or None, default='standardize'
-        ``'standardize'`` as above; ``'adagrad'`` feeds ``D_t^{-1/2} x_t``, with
-        ``D_t`` the diagonal of ``0.1 I + sum_{s<t} g_s g_s^T`` (SON, Section
-        5.2); None feeds ``x_t``. ``coef_`` is always in the original features.
+    feature_scaling : {'standardize', 'scale', 'adagrad'} or None, \
+            default='standardize'
+        ``'standardize'`` as above; ``'scale'`` divides by the running root
+        mean square and never centers (like ``StandardScaler(with_mean=False)``;
+        a feature's units are revisited only where it is non-zero); ``'adagrad'``
+        feeds ``D_t^{-1/2} x_t``, with ``D_t`` the diagonal of ``0.1 I +
+        sum_{s<t} g_s g_s^T`` (SON, Section 5.2); None feeds ``x_t``. Centering
+        would make every sparse row dense, so a model started on CSR rows
+        treats ``'standardize'`` as ``'scale'`` (from then on, dense rows
+        included). ``coef_`` is always in the original features.
 
     See Also
     --------
@@ -101,6 +114,15 @@ class SketchedOnlineNewton(BaseUpdateRule):
     The squared loss is ``(p - y)^2`` (the papers' convention, twice
     scikit-learn's ``SGDRegressor`` one). Vowpal Wabbit's OjaNewton sketches the
     gradients, as ``curvature='gradient'`` does.
+
+    On CSR rows the learner keeps SON's sparse form (Section 4 of [1]_):
+    ``w = w_bar + Z^T b`` with a sketch ``S = M Z`` whose rows ``Z`` change by
+    sparse rank-one terms, so that an example with ``s`` non-zeros costs
+    ``O(m s + m^2)`` whatever ``d``, with the same results as on the dense
+    rows (to rounding). Oja's sketch and random projections stay sparse; a
+    Frequent Directions shrink stays sparse only while the sketch's top
+    directions keep a well-conditioned factor (see the user guide), else it
+    costs ``O(m^2 d)``. The exact sketch and centered units densify the rows.
 
     With ``feature_scaling=None``, ``ridge='fixed'``, the exact sketch and a
     tiny ``alpha``, the predictions are invariant to any invertible linear map
@@ -136,7 +158,7 @@ class SketchedOnlineNewton(BaseUpdateRule):
         "sigma": [Interval(Real, 0.0, None, closed="left"), StrOptions({"auto"})],
         "eta0": [Interval(Real, 0.0, None, closed="left")],
         "power_t": [Interval(Real, 0.0, None, closed="left")],
-        "feature_scaling": [StrOptions({"standardize", "adagrad"}), None],
+        "feature_scaling": [StrOptions({"standardize", "scale", "adagrad"}), None],
     }
     _default_sketch = "fast_fd"
     _sketch_use = "optional"
@@ -207,8 +229,8 @@ class SketchedOnlineNewton(BaseUpdateRule):
         if sketch is not None and sketch._kind == EXACT:
             state["dense"] = np.sqrt(ridge) * np.eye(n_features)
         # FD's shrink, sum |g_hat|^2, missed mass, gradients sketched, max |y|,
-        # examples seen, the exact sketch's ridge
-        floats = np.zeros(7)
+        # examples seen, the exact sketch's ridge, |w|^2 at the sparse form's last fold
+        floats = np.zeros(8)
         floats[6] = ridge
         floats[0] = state["floats"][0]
         state["floats"] = floats
@@ -219,11 +241,32 @@ class SketchedOnlineNewton(BaseUpdateRule):
         state["scale"] = np.zeros((7, 0 if self.feature_scaling is None else n_features))
         if self.feature_scaling == "adagrad":
             state["scale"][0] = 0.1
+        # the sparse form of CSR rows (see _kernels/_son_sparse): b of w = w_bar + Z^T b,
+        # the form's flags and counters, FD's columns touched since its last shrink and
+        # the factor F of its kept rows F Z_top
+        state["sketch_weights"] = np.zeros(capacity)
+        state["form"] = np.zeros(6, dtype=np.int64)
+        kind = NO_SKETCH if sketch is None else sketch._kind
+        is_fd = kind == FREQUENT_DIRECTIONS
+        state["touched"] = np.zeros(n_features if is_fd else 0, dtype=np.int64)
+        if is_fd:
+            state["factor"] = np.zeros((capacity, capacity))
+        # Oja and RP: the changes of every column kept lazily, and each column's version
+        lazy = kind in (OJA, RANDOM_PROJECTION)
+        state["versions"] = np.zeros(n_features if lazy else 0, dtype=np.int64)
+        state["maps"] = np.zeros((MAX_VERSIONS if lazy else 0, capacity, capacity))
+        state["folds"] = np.zeros((MAX_VERSIONS if lazy else 0, capacity))
         return state
 
     def _partial_fit(self, chunk, state, sketch, loss, settings, decisions):
         kind, rank, _, _, oja_eta0, oja_constant = sketch_kernel_params(sketch)
-        scaling = {None: 0, "adagrad": 1, "standardize": 2}[self.feature_scaling]
+        form = state["form"]
+        if form[SCALING] == 0:
+            # centering would make every CSR row dense: a model started on CSR
+            # rows scales its features without centering them, from then on
+            scaling = {None: 0, "adagrad": 1, "standardize": 2, "scale": 3}[self.feature_scaling]
+            form[SCALING] = 1 + (3 if scaling == 2 and chunk[4] else scaling)
+        scaling = int(form[SCALING]) - 1
         params = (
             rank, self._ridge_params(sketch), loss.code, settings.epsilon,
             np.inf if self.bound_ is None else float(self.bound_), self._target_bound,
@@ -234,9 +277,27 @@ class SketchedOnlineNewton(BaseUpdateRule):
         arrays = (
             state["weights"], state["rows"], state["gram"], state["cholesky"],
             state["eigenvalues"], state["dense"], state["factor"], state["counts"],
-            state["floats"], state["scale"],
+            state["floats"], state["scale"], state["sketch_weights"], form, state["touched"],
+            state["versions"], state["maps"], state["folds"],
         )
         return partial_fit_kernel("son", kind)(chunk, arrays, params, decisions)
+
+    def _kernel_checks(self, states):
+        # in the sparse form the kernel checks every value it writes into the
+        # d-long arrays (a scan of them would cost O(m d) per block)
+        if states["form"][:, SPARSE].all():
+            return ("weights", "rows", "scale", "touched", "versions")
+        return ()
+
+    def _weights(self, state):
+        weights = state["weights"]
+        if state["form"][SPARSE]:  # w = w_bar + Z^T b, Z stored by columns
+            rows = state["rows"]
+            weights = np.empty_like(weights)
+            sparse_weights(rows.reshape(rows.shape[1], rows.shape[0]), state["weights"],
+                           state["sketch_weights"], state["versions"], state["maps"],
+                           state["folds"], state["form"], weights)
+        return weights
 
     def _prediction_limit(self, state):
         # SON predicts with the projected weights (Lemma 1): clip(u^T x, -C, C)
@@ -244,13 +305,13 @@ class SketchedOnlineNewton(BaseUpdateRule):
         return prediction_limit(bound, self._target_bound, state["floats"][4])
 
     def _coef(self, state):
-        weights = state["weights"]
+        weights = self._weights(state)
         if self.feature_scaling == "adagrad":
             return weights / np.sqrt(state["scale"][0])
-        if self.feature_scaling == "standardize":
+        if self.feature_scaling in ("standardize", "scale"):
             # u^T ((x - center) / scale) + u_b; a feature never seen has scale 0
             scale, center = state["scale"][0], state["scale"][3]
             coef = np.divide(weights, scale, out=np.zeros_like(scale), where=scale > 0)
-            coef[-1] -= coef[:-1] @ center[:-1]  # centers are 0 without an intercept
+            coef[-1] -= coef[:-1] @ center[:-1]  # centers are 0 unless centering
             return coef
         return weights

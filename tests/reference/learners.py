@@ -97,11 +97,14 @@ class RunningUnits:
     running mean (with an intercept) and standard deviation of each feature,
     the variance floored by the mean square over ``n``, and a move of a
     feature's units when its scale changes by more than ``tolerance`` (25 %) or
-    its mean by more than ``tolerance`` of the scale."""
+    its mean by more than ``tolerance`` of the scale. ``only_nonzero`` is
+    ``feature_scaling="scale"`` (without ``center``): a feature's units are
+    revisited only where it is non-zero."""
 
-    def __init__(self, D, center, tolerance=0.25):
+    def __init__(self, D, center, tolerance=0.25, only_nonzero=False):
         self.n_features = D - 1 if center else D
         self.center_on = center
+        self.only_nonzero = only_nonzero
         self.sums = np.zeros((2, D))
         self.scale, self.center = np.zeros(D), np.zeros(D)
         self.tolerance, self.n = tolerance, 0
@@ -114,7 +117,7 @@ class RunningUnits:
         for j in range(self.n_features):
             if x[j] != 0:
                 self.sums[:, j] += (x[j] ** 2, x[j])
-            elif self.scale[j] == 0:
+            elif self.scale[j] == 0 or self.only_nonzero:
                 continue
             mean = self.sums[1, j] / self.n if self.center_on else 0.0
             mean_square = self.sums[0, j] / self.n
@@ -141,7 +144,8 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
     g_hat^T S^T (alpha_{t-1} I + S S^T)^{-1} S g_hat`` (the sketch before the
     step), divided by ``max(min(d, t) - m, 1)``; the exact sketch's ridge is
     fixed by the first gradient. ``gauss_newton`` sketches ``sqrt(s l''(p)) x``.
-    ``standardize`` feeds :class:`RunningUnits`' units; at each move the weights
+    ``standardize`` (True, or ``"scale"``: without centering, revisited on
+    non-zeros) feeds :class:`RunningUnits`' units; at each move the weights
     become ``T^{-T} u``, every curvature vector ``T g`` (the sketch with them),
     the curvature seen their sum and the missed curvature keeps its share.
 
@@ -154,7 +158,9 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
     scale = np.full(D, 0.1)
     predictions = np.empty(n)
     total, missed, n_sketched, exact_ridge = 0.0, 0.0, 0, None
-    units, ghats = RunningUnits(D, fit_intercept), []
+    scale_only = standardize == "scale"
+    units = RunningUnits(D, fit_intercept and not scale_only, only_nonzero=scale_only)
+    ghats = []
     directions = {"none": 0, "exact": 0, "oja": sketch.V.shape[0] if sketch.V is not None
                   else 0, "rp": sketch.rank, "fd": sketch.rank}[sketch.kind]
 

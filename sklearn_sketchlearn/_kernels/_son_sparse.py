@@ -1,0 +1,521 @@
+"""SON on CSR rows in time independent of ``d``: the sparse form of the state
+(Luo et al., NIPS 2016, Section 4 and Algorithms 4-5, extended to FD and RP).
+
+The weights are kept as ``w = w_bar + Z^T b``: ``w_bar`` (``weights``) changes
+only on an example's non-zeros and ``b`` (``sketch_weights``, one entry per
+row of ``Z``) absorbs every step along the sketch's rows. The sketch is ``S =
+M Z``, a small matrix ``M`` times slot rows ``Z`` that change by sparse
+rank-one terms: Oja's ``S = (t Lambda)^{1/2} F Z`` (the dense kernel already
+works with ``Z`` and ``F``), RP's ``S = Z`` (``Z += r c x^T``) and an FD
+buffer ``[F Z_top; Z_bottom]``: the rows kept at the last shrink through a
+factor ``F``, then the appended rows ``c x`` as they are (see
+:func:`fd_sparse_shrink`). A change ``Z += beta x^T`` is absorbed by ``w_bar
+-= (beta^T b) x``, keeping ``w``: every per-example step costs ``O(m s + m^2)``
+for ``s`` non-zeros.
+
+``Z`` is stored by columns, ``columns[j] = Z[:, j]`` (a ``d x capacity`` view
+of the same memory as the dense kernel's ``capacity x d`` ``rows``), so that an
+example's ``m`` values per non-zero are contiguous. ``form`` records the state's
+form (see the constants below); the dense kernel converts back with
+:func:`leave_sparse_form` when dense rows follow CSR ones.
+"""
+
+import numpy as np
+
+from ._blas import dot
+from ._jit import jit
+from ._sketch_updates import FREQUENT_DIRECTIONS, OJA, oja_needs_refresh, shrink_coefficients
+from ._units import feature_units, move_curvature_totals, move_gram, set_units
+
+# Entries of the ``form`` array of SON's state.
+SCALING = 0  # the feature scaling in use, fixed by the first chunk (code + 1; 0: not yet)
+SPARSE = 1  # 1 while the state is in the sparse form
+TOP = 2  # FD: the buffer rows kept at the last shrink, held as F Z_top
+TOUCHED = 3  # FD: the columns listed in ``touched`` (appended rows' non-zeros)
+REFRESHES = 4  # O(m^2 d) re-materialisations of Z on the sparse path, counted
+VERSION = 5  # Oja, RP: the changes of every column kept lazily (see push_change)
+
+# Lazy changes kept at most (then every column catches up: O(m^2 d)).
+MAX_VERSIONS = 32
+
+# An FD shrink stays sparse while the new top factor's condition number (an
+# upper bound: |M|_F |M^-1|_F) is below this: rounding errors of Z reach the
+# sketch amplified by it, so 1e6 keeps them near 1e-10 relative.
+CONDITION_LIMIT = 1e3
+
+
+@jit
+def load_sparse_example(row, data, indices, indptr, fit_intercept, n_features, cols, vals):
+    """Row ``row`` of a CSR chunk as ``(cols, vals)[:nnz]``, with the intercept's
+    constant 1 last; returns ``nnz``."""
+    nnz = 0
+    for p in range(indptr[row], indptr[row + 1]):
+        cols[nnz] = indices[p]
+        vals[nnz] = data[p]
+        nnz += 1
+    if fit_intercept:
+        cols[nnz] = n_features - 1
+        vals[nnz] = 1.0
+        nnz += 1
+    return nnz
+
+
+@jit
+def enter_sparse_form(kind, rows, n_rows, sketch_weights, form, touched, versions, floats):
+    """Turn the dense kernel's state (``rows`` by rows, ``b = 0``) into the sparse
+    form in place: ``Z`` by columns, and for FD every buffer row an appended
+    one (``F`` empty), its non-zero columns listed in ``touched``."""
+    capacity, n_features = rows.shape
+    copy = rows.copy()
+    columns = rows.reshape((n_features, capacity))
+    for j in range(n_features):
+        for i in range(capacity):
+            columns[j, i] = copy[i, j]
+    sketch_weights[:] = 0.0
+    versions[:] = 0
+    floats[7] = 0.0
+    form[SPARSE] = 1
+    form[TOP] = 0
+    form[VERSION] = 0
+    n_touched = 0
+    if kind == FREQUENT_DIRECTIONS:
+        for j in range(n_features):
+            for i in range(n_rows):
+                if columns[j, i] != 0.0:
+                    touched[n_touched] = j
+                    n_touched += 1
+                    break
+    form[TOUCHED] = n_touched
+
+
+@jit
+def leave_sparse_form(kind, rows, weights, sketch_weights, factor, form, versions, maps,
+                      folds):
+    """The inverse of :func:`enter_sparse_form`: ``w = w_bar + Z^T b``, FD's top
+    rows ``F Z_top``, ``rows`` by rows again."""
+    capacity, n_features = rows.shape
+    columns = rows.reshape((n_features, capacity))
+    catch_up_all(columns, weights, versions, maps, folds, form)
+    top = form[TOP] if kind == FREQUENT_DIRECTIONS else 0
+    buffer_column = np.empty(capacity)
+    for j in range(n_features):
+        weights[j] += dot(columns[j], sketch_weights)
+        if top > 0:
+            slot_to_buffer(columns[j], factor, top, top, buffer_column)
+            columns[j, :top] = buffer_column[:top]
+    copy = columns.copy()
+    for i in range(capacity):
+        for j in range(n_features):
+            rows[i, j] = copy[j, i]
+    if kind == FREQUENT_DIRECTIONS:
+        factor[:] = 0.0
+    sketch_weights[:] = 0.0
+    form[SPARSE] = 0
+    form[TOP] = 0
+    form[TOUCHED] = 0
+
+
+@jit
+def slot_to_buffer(column, factor, top, n_rows, out):
+    """``out[:n_rows] = M column``: the sketch's column from ``Z``'s, ``M = [F, 0;
+    0, I]`` with ``F`` on the first ``top`` slots (FD's kept rows)."""
+    apply_top_factor(column, factor, top, n_rows, False, out)
+
+
+@jit
+def buffer_to_slot(coefficients, factor, top, n_rows, out):
+    """``out[:n_rows] = M^T coefficients``: the step ``S^T a`` along the sketch's
+    rows as a step ``Z^T out`` along the slots."""
+    apply_top_factor(coefficients, factor, top, n_rows, True, out)
+
+
+@jit
+def apply_top_factor(vector, factor, top, n_rows, transpose, out):
+    """``out[:n_rows]`` = ``vector`` with its first ``top`` entries times ``F``
+    (or ``F^T``)."""
+    for i in range(top):
+        total = 0.0
+        for k in range(top):
+            total += (factor[k, i] if transpose else factor[i, k]) * vector[k]
+        out[i] = total
+    for i in range(top, n_rows):
+        out[i] = vector[i]
+
+
+@jit
+def sparse_step(columns, weights, sketch_weights, cols, vals, nnz, x_coefficient,
+                row_coefficients, row_shifts, n_rows, appended, appended_scale, factor,
+                touched, form, slot_coefficients):
+    """The dense kernel's ``update_pass`` (a step along ``x`` and the sketch's
+    rows, then the rows' change) on the sparse form: :func:`sparse_update`
+    with the rows' coefficients taken to the slots."""
+    buffer_to_slot(row_coefficients, factor, form[TOP], n_rows, slot_coefficients)
+    return sparse_update(columns, weights, sketch_weights, cols, vals, nnz, x_coefficient,
+                         slot_coefficients, row_shifts, n_rows, appended, appended_scale,
+                         form[TOP], touched, form)
+
+
+@jit
+def sparse_products(columns, weights, sketch_weights, n_slots, cols, vals, nnz, slot_products):
+    """``slot_products[:n_slots] = Z x``; returns ``(w^T x, x^T x)`` with ``w =
+    w_bar + Z^T b``."""
+    slot_products[:n_slots] = 0.0
+    z = 0.0
+    squared_norm = 0.0
+    for p in range(nnz):
+        j, value = cols[p], vals[p]
+        z += weights[j] * value
+        squared_norm += value * value
+        column = columns[j]
+        for i in range(n_slots):
+            slot_products[i] += column[i] * value
+    for i in range(n_slots):
+        z += sketch_weights[i] * slot_products[i]
+    return z, squared_norm
+
+
+@jit
+def sparse_update(columns, weights, sketch_weights, cols, vals, nnz, x_coefficient,
+                  slot_coefficients, slot_shifts, n_slots, appended, appended_scale, top,
+                  touched, form):
+    """The dense kernel's ``update_pass`` on the sparse form: ``w -= x_coefficient
+    x - Z^T slot_coefficients`` (``b += slot_coefficients``), then ``Z[i] +=
+    slot_shifts_i x`` and ``Z[appended] = appended_scale x`` with ``w`` kept
+    (``w_bar -= (shifts^T b) x``); an appended row's new columns are listed in
+    ``touched`` (its slots past ``top`` were empty). Returns whether every value
+    written is finite."""
+    shifted = False
+    for i in range(n_slots):
+        sketch_weights[i] += slot_coefficients[i]
+        shifted = shifted or slot_shifts[i] != 0.0
+    coefficient = x_coefficient + dot(slot_shifts[:n_slots], sketch_weights[:n_slots])
+    if appended >= 0:
+        coefficient += appended_scale * sketch_weights[appended]
+    written = dot(sketch_weights[:n_slots], sketch_weights[:n_slots])
+    n_touched = form[TOUCHED]
+    for p in range(nnz):
+        j, value = cols[p], vals[p]
+        weights[j] -= coefficient * value
+        written += weights[j]
+        column = columns[j]
+        if shifted:
+            for i in range(n_slots):
+                column[i] += slot_shifts[i] * value
+                written += column[i]
+        if appended >= 0 and value != 0.0:
+            fresh = True
+            for i in range(top, appended):
+                fresh = fresh and column[i] == 0.0
+            if fresh:
+                touched[n_touched] = j
+                n_touched += 1
+            column[appended] = appended_scale * value
+            written += column[appended]
+    form[TOUCHED] = n_touched
+    return np.isfinite(written)
+
+
+@jit
+def replace_column(column, new_values, n_slots, weights, j, sketch_weights):
+    """``Z[:n_slots, j] = new_values`` keeping ``w_j`` (``w_bar_j`` absorbs it)."""
+    before = dot(column[:n_slots], sketch_weights[:n_slots])
+    column[:n_slots] = new_values[:n_slots]
+    weights[j] += before - dot(column[:n_slots], sketch_weights[:n_slots])
+
+
+# ``w_bar`` and ``Z^T b`` are folded together (``w_bar += Z^T b``, ``b = 0``) once
+# ``|Z^T b|`` has grown by this factor since the last fold: as ``Z`` moves, its
+# compensations can let them grow in opposite directions, and their
+# cancellation would cost ``w`` about ``eps |Z^T b| / |w|`` in relative accuracy.
+FOLD_RATIO = 1e2
+
+
+@jit
+def push_change(maps, folds, form, rotation, sketch_weights):
+    """Change every column lazily: ``w_bar_j += Z_j^T b`` and ``Z_j <- R Z_j``
+    (``R = rotation``), then ``b = 0``; ``w`` is unchanged. A column at version
+    ``v`` (``versions[j]``) catches up with ``w_bar_j += Z_j^T folds[v]``, ``Z_j
+    <- maps[v] Z_j`` (:func:`catch_up`), where ``maps[v] = R_{c-1} ... R_v``
+    and ``folds[v] = sum_u (R_{u-1} ... R_v)^T b_u`` over the changes ``u =
+    v..c-1`` since: O(m^3) per version kept, instead of O(m^2 d)."""
+    current = form[VERSION]
+    for v in range(current):
+        folds[v] += maps[v].T @ sketch_weights
+        maps[v] = rotation @ maps[v]
+    folds[current] = sketch_weights
+    maps[current] = rotation
+    form[VERSION] = current + 1
+    sketch_weights[:] = 0.0
+
+
+@jit
+def catch_up(j, columns, weights, versions, maps, folds, form):
+    """Apply the changes column ``j`` has not seen (see :func:`push_change`)."""
+    v = versions[j]
+    if v == form[VERSION]:
+        return
+    column = columns[j]
+    weights[j] += dot(column, folds[v])
+    rotation = maps[v]
+    old = column.copy()
+    for i in range(column.shape[0]):
+        total = 0.0
+        for k in range(column.shape[0]):
+            total += rotation[i, k] * old[k]
+        column[i] = total
+    versions[j] = form[VERSION]
+
+
+@jit
+def catch_up_all(columns, weights, versions, maps, folds, form):
+    """Bring every column up to date and start the versions afresh: O(m^2 d),
+    when the versions kept run out (or the state leaves the sparse form)."""
+    if form[VERSION] == 0:
+        return
+    for j in range(columns.shape[0]):
+        catch_up(j, columns, weights, versions, maps, folds, form)
+    versions[:] = 0
+    form[VERSION] = 0
+    form[REFRESHES] += 1
+
+
+@jit
+def sparse_weights(columns, weights, sketch_weights, versions, maps, folds, form, out):
+    """``out = w``: ``w_bar + Z^T b`` with every column brought up to date on
+    the fly (the state is left as it is): O(m d)."""
+    current = form[VERSION]
+    effective = np.empty((current + 1, sketch_weights.shape[0]))
+    for v in range(current):  # column at version v: Z_v^T (folds[v] + maps[v]^T b)
+        effective[v] = folds[v] + maps[v].T @ sketch_weights
+    effective[current] = sketch_weights
+    for j in range(columns.shape[0]):
+        version = versions[j] if versions.shape[0] else 0
+        out[j] = weights[j] + dot(columns[j], effective[version])
+
+
+@jit
+def record_change(columns, weights, versions, maps, folds, form, rotation, sketch_weights):
+    """:func:`push_change`, after a sweep when no version is left."""
+    if form[VERSION] == maps.shape[0]:
+        catch_up_all(columns, weights, versions, maps, folds, form)
+    push_change(maps, folds, form, rotation, sketch_weights)
+
+
+@jit
+def fold_if_cancelling(columns, weights, sketch_weights, gram, versions, maps, folds,
+                       floats, form):
+    """Fold ``b`` into ``w_bar`` (lazily) when ``|Z^T b|^2 = b^T (Z Z^T) b`` (from
+    ``gram = Z Z^T``: Oja's ``K``, RP's ``S S^T``) is over ``FOLD_RATIO^2``
+    times its value at the last fold (``floats[7]``)."""
+    m = sketch_weights.shape[0]
+    held = 0.0
+    for a in range(m):
+        for b in range(m):
+            held += sketch_weights[a] * gram[a, b] * sketch_weights[b]
+    if not held > FOLD_RATIO * FOLD_RATIO * floats[7]:
+        return
+    floats[7] = held
+    record_change(columns, weights, versions, maps, folds, form, np.eye(m), sketch_weights)
+
+
+@jit
+def oja_sparse_refresh(columns, gram, factor, weights, sketch_weights, versions, maps, folds,
+                       form):
+    """Oja's refresh (``Z <- F Z``, ``F <- I``) on the sparse form, lazily, with
+    ``b`` folded into ``w_bar`` at the same time (see :func:`push_change`):
+    ``K = Z Z^T`` becomes ``F K F^T``."""
+    if not oja_needs_refresh(gram, factor):
+        return
+    gram[:] = factor @ gram @ factor.T
+    record_change(columns, weights, versions, maps, folds, form, factor.copy(),
+                  sketch_weights)
+    factor[:] = np.eye(factor.shape[0])
+
+
+@jit
+def invert_small(matrix, n, inverse):
+    """``inverse[:n, :n] = matrix[:n, :n]^{-1}`` by Gauss-Jordan with partial
+    pivoting; returns ``|M|_F |M^{-1}|_F`` (an upper bound on the condition
+    number), ``inf`` when a pivot vanishes."""
+    work = np.empty((n, 2 * n))
+    norm = 0.0
+    for i in range(n):
+        for k in range(n):
+            work[i, k] = matrix[i, k]
+            work[i, n + k] = 1.0 if i == k else 0.0
+            norm += matrix[i, k] ** 2
+    for c in range(n):
+        pivot = c
+        for r in range(c + 1, n):
+            if abs(work[r, c]) > abs(work[pivot, c]):
+                pivot = r
+        if not abs(work[pivot, c]) > 0.0:
+            return np.inf
+        if pivot != c:
+            for k in range(2 * n):
+                work[c, k], work[pivot, k] = work[pivot, k], work[c, k]
+        scale = 1.0 / work[c, c]
+        for k in range(2 * n):
+            work[c, k] *= scale
+        for r in range(n):
+            if r != c and work[r, c] != 0.0:
+                factor = work[r, c]
+                for k in range(2 * n):
+                    work[r, k] -= factor * work[c, k]
+    inverse_norm = 0.0
+    for i in range(n):
+        for k in range(n):
+            inverse[i, k] = work[i, n + k]
+            inverse_norm += inverse[i, k] ** 2
+    return np.sqrt(norm * inverse_norm)
+
+
+@jit
+def fd_sparse_shrink(columns, gram, factor, sketch_weights, weights, form, touched, n_rows,
+                     rank):
+    """FD's shrink on the sparse form, ``B = [F Z_top; G]`` with ``G`` the rows
+    appended since the last shrink.
+
+    The kept rows are ``C B = P F Z_top + Q G`` (``C = [P, Q]`` from the Gram
+    matrix alone, :func:`shrink_coefficients`). With ``M = P F`` square and
+    invertible this is ``M (Z_top + M^{-1} Q G)``: the new factor is ``M`` and
+    ``Z_top`` changes only on ``G``'s columns (``touched``), in ``O(m^2 s)``
+    per shrink, ``O(m s)`` per example. After an empty top (``F`` has no rows:
+    the first shrink) the new top is ``C G`` itself, on the same columns.
+    Otherwise (a shrink that keeps a different number of rows, or ``M`` with a
+    condition number over :data:`CONDITION_LIMIT`) every column is rewritten
+    to ``C B`` with ``F = I``: ``O(m^2 d)``, counted in ``form[REFRESHES]``.
+    ``w = w_bar + Z^T b`` is kept throughout. Returns ``(delta, n_kept)``.
+    """
+    n_features = columns.shape[0]
+    delta, n_kept, coefficients = shrink_coefficients(gram, n_rows, rank, n_features)
+    # (called on a full buffer: n_rows is every slot)
+    top = form[TOP]
+    mixing = np.zeros((n_kept, max(top, 1)))
+    for i in range(n_kept):
+        for k in range(top):
+            for a in range(top):
+                mixing[i, k] += coefficients[i, a] * factor[a, k]
+    inverse = np.zeros((n_kept, n_kept))
+    sparse = top == 0
+    if top > 0 and n_kept == top:
+        sparse = invert_small(mixing, top, inverse) <= CONDITION_LIMIT
+    new_values = np.zeros(n_rows)
+    if sparse:
+        # the step on Z_top per unit of each appended row: M^{-1} Q (C itself
+        # when the top is empty)
+        step = np.zeros((n_kept, n_rows))
+        for i in range(n_kept):
+            for r in range(top, n_rows):
+                if top == 0:
+                    step[i, r] = coefficients[i, r]
+                else:
+                    for k in range(top):
+                        step[i, r] += inverse[i, k] * coefficients[k, r]
+        for t in range(form[TOUCHED]):
+            j = touched[t]
+            column = columns[j]
+            new_values[:top] = column[:top]
+            new_values[top:] = 0.0
+            for r in range(top, n_rows):
+                value = column[r]
+                if value != 0.0:
+                    for i in range(n_kept):
+                        new_values[i] += step[i, r] * value
+            replace_column(column, new_values, n_rows, weights, j, sketch_weights)
+        factor[:] = 0.0
+        for i in range(n_kept):
+            for k in range(n_kept):
+                factor[i, k] = mixing[i, k] if top > 0 else (1.0 if i == k else 0.0)
+    else:
+        # every column to C M z_j (M = [F, 0; 0, I]), w kept, in BLAS products
+        # (the buffer is full: its rows are all the slots)
+        transform = np.zeros((n_rows, n_kept))
+        for r in range(n_rows):
+            for i in range(n_kept):
+                if r < top:
+                    for a in range(top):
+                        transform[r, i] += coefficients[i, a] * factor[a, r]
+                else:
+                    transform[r, i] = coefficients[i, r]
+        weights += columns @ sketch_weights
+        if n_kept > 0:
+            kept = columns @ transform
+            weights -= kept @ np.ascontiguousarray(sketch_weights[:n_kept])
+            columns[:, :] = 0.0
+            columns[:, :n_kept] = kept
+        else:
+            columns[:, :] = 0.0
+        factor[:] = 0.0
+        for i in range(n_kept):
+            factor[i, i] = 1.0
+        form[REFRESHES] += 1
+    sketch_weights[n_kept:n_rows] = 0.0  # those slots are empty again
+    form[TOP] = n_kept
+    form[TOUCHED] = 0
+    return delta, n_kept
+
+
+@jit
+def standardize_sparse_example(kind, cols, vals, nnz, raw, scale, floats, scaling, columns,
+                               weights, sketch_weights, gram, factor, top, n_rows):
+    """``standardize_example`` on a CSR row, over its non-zeros: AdaGrad's
+    scaling (1) or the units without centering (3). Returns whether the sketch
+    moved."""
+    if scaling == 1:
+        for p in range(nnz):
+            raw[p] = vals[p]
+            vals[p] /= np.sqrt(scale[0, cols[p]])
+        return False
+    if scaling == 0:
+        return False
+    moved = False
+    inverse_n = 1.0 / floats[5]
+    for p in range(nnz):
+        j, value = cols[p], vals[p]
+        if value == 0.0:
+            continue
+        spread, mean = feature_units(j, value, inverse_n, False, scale)
+        if spread > 0.0:
+            move_column_units(j, scale[0, j] / spread, kind, columns, weights, sketch_weights,
+                              scale, floats, gram, factor, top, n_rows)
+            moved = moved or (kind != OJA and n_rows > 0)
+            set_units(j, spread, mean, scale)
+        vals[p] = value * scale[6, j]
+    return moved
+
+
+@jit
+def move_column_units(j, f, kind, columns, weights, sketch_weights, scale, floats, gram,
+                      factor, top, n_rows):
+    """``move_units`` without centering on the sparse form: ``w_j / f`` and, but
+    for Oja's directions, the sketch's column ``j`` times ``f``, in O(m^2)."""
+    column = columns[j]
+    weight = weights[j] + dot(column, sketch_weights)
+    move_curvature_totals(j, f, 0.0, j, False, scale, floats)
+    if kind != OJA:
+        if n_rows > 0:
+            moved = np.empty(n_rows)
+            slot_to_buffer(column, factor, top, n_rows, moved)
+            move_gram(gram, n_rows, moved, (f - 1.0) * moved)
+        column *= f
+    weights[j] = weight / f - dot(column, sketch_weights)
+
+
+@jit
+def scale_finite(scale, cols, nnz):
+    """Whether the units' statistics of the example's features are finite."""
+    total = 0.0
+    for p in range(nnz):
+        for k in range(scale.shape[0]):
+            total += scale[k, cols[p]]
+    return np.isfinite(total)
+
+
+@jit
+def catch_up_example(cols, nnz, columns, weights, versions, maps, folds, form):
+    """Bring the example's columns up to date (see :func:`push_change`)."""
+    if form[VERSION] == 0:
+        return
+    for p in range(nnz):
+        catch_up(cols[p], columns, weights, versions, maps, folds, form)
