@@ -266,7 +266,8 @@ class _BaseSketchedOnline(BaseEstimator):
         if self._units is not None:
             self._move_units(X, y, sample_weight)
         target_scale = self._target_scale()
-        arrays = row_arrays(X)[:5]
+        # rows in running units are made block by block below
+        arrays = row_arrays(X)[:5] if self._units is None else None
         n_samples = X.shape[0]
         n_problems = self._state["weights"].shape[0]
         best_loss, no_improvement = np.inf, 0

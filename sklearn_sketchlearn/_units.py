@@ -107,8 +107,9 @@ def move(units):
     new_scale = np.where(moved, np.sqrt(variance), old_scale)
     new_center = np.where(moved, mean, old_center)
     seen = moved & (old_scale > 0.0)
-    a = np.where(seen, old_scale / np.where(moved, new_scale, 1.0), 1.0)
-    b = np.where(seen, (old_center - new_center) / np.where(moved, new_scale, 1.0), 0.0)
+    divisor = np.where(moved, new_scale, 1.0)  # no division by a scale not yet set
+    a = np.where(seen, old_scale / divisor, 1.0)
+    b = np.where(seen, (old_center - new_center) / divisor, 0.0)
     target_scale = units["target_scale"]
     if units["target_squares"] > 0.0:
         rms = np.sqrt(units["target_squares"] / count)
