@@ -11,7 +11,6 @@ from contextlib import contextmanager, nullcontext
 from numbers import Integral, Real
 
 import numpy as np
-import scipy.sparse as sp
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, RegressorMixin, _fit_context, clone, is_classifier
 from sklearn.linear_model._base import LinearClassifierMixin
@@ -116,7 +115,7 @@ class _BaseSketchedOnline(BaseEstimator):
         self._units = None
         if rule._running_units and rule.feature_scaling == "standardize":
             # centring a sparse stream would make its rows dense
-            center = self.fit_intercept and not sp.issparse(X_raw)
+            center = self.fit_intercept and not _units.is_sparse_data(X_raw)
             self._units = _units.new_units(n_features, center)
         self._progressive_sums = np.zeros(3)  # weight, weighted loss, weighted mistakes
         self.t_ = 1
@@ -266,6 +265,7 @@ class _BaseSketchedOnline(BaseEstimator):
         if self._units is not None:
             self._move_units(X, y, sample_weight)
         target_scale = self._target_scale()
+        sparse_data = _units.is_sparse_data(X)
         # rows in running units are made block by block below
         arrays = row_arrays(X)[:5] if self._units is None else None
         n_samples = X.shape[0]
@@ -290,7 +290,8 @@ class _BaseSketchedOnline(BaseEstimator):
                                                             class_weight)
                     decisions = np.empty((self._n_decision_rows(), order.size))
                     settings = ChunkSettings(bool(self.fit_intercept),
-                                             float(self._epsilon()) / target_scale, self.t_ - 1)
+                                             float(self._epsilon()) / target_scale, self.t_ - 1,
+                                             sparse_data)
                     rows, kernel_order = arrays, order
                     if self._units is not None:
                         rows = row_arrays(_units.standardize(X, order, self._units))[:5]

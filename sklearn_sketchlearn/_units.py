@@ -9,9 +9,9 @@ and standard deviation of the feature and ``s_y`` the root mean square of the
 targets over the examples seen so far, the current chunk's included (as a
 ``StandardScaler`` refitted on the stream before each chunk would give),
 weighted by the sample weights. Without
-an intercept, or when the stream starts with a sparse chunk, features are not
-centred (``c_j = 0``, ``s_j`` their root mean square), as centring would make
-every sparse row dense.
+an intercept, or when the stream starts with sparse rows (:func:`is_sparse_data`),
+features are not centred (``c_j = 0``, ``s_j`` their root mean square), as
+centring would make every sparse row dense.
 
 Units move at chunk boundaries, when a feature's statistics have left the units
 in use by more than ``RESCALE_TOLERANCE`` (SON's rule for its own running
@@ -31,9 +31,26 @@ import scipy.sparse as sp
 from ._kernels._chunk_units import standardized_rows, weighted_moments
 from ._kernels._units import RESCALE_TOLERANCE
 
+# CSR rows with at least this fraction of their entries stored are dense data in a
+# sparse container (LIBSVM files load so): centring them costs at most 1 / DENSE_ENOUGH
+# times the sparse work, and their features' means matter.
+DENSE_ENOUGH = 0.5
+
 # A variance below this fraction of the squared mean is a constant feature's
 # rounding noise (the mean of n equal numbers is off by ~n eps).
 _CONSTANT = 1e-20
+
+
+def is_sparse_data(X):
+    """Whether ``X`` holds sparse rows, the learner's cue not to centre a stream
+    that starts with it: a CSR matrix with fewer than ``DENSE_ENOUGH`` of its
+    entries stored. A feature stored in a fraction ``p`` of 0/1 rows has mean
+    over standard deviation ``sqrt(p / (1 - p))``, so centring sparse data
+    changes little and would cost ``1 / p`` times the sparse updates.
+    """
+    if not sp.issparse(X):
+        return False
+    return X.nnz < DENSE_ENOUGH * X.shape[0] * X.shape[1]
 
 
 def new_units(n_features, center):

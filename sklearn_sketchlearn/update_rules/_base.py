@@ -15,6 +15,7 @@ class ChunkSettings(NamedTuple):
     fit_intercept: bool
     epsilon: float
     t_start: int
+    sparse_data: bool  # CSR rows mostly zero (``_units.is_sparse_data``): not to be centred
 
 
 def empty_sketch_state(n_features):

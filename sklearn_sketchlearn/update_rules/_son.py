@@ -100,9 +100,11 @@ class SketchedOnlineNewton(BaseUpdateRule):
         a feature's units are revisited only where it is non-zero); ``'adagrad'``
         feeds ``D_t^{-1/2} x_t``, with ``D_t`` the diagonal of ``0.1 I +
         sum_{s<t} g_s g_s^T`` (SON, Section 5.2); None feeds ``x_t``. Centering
-        would make every sparse row dense, so a model started on CSR rows
-        treats ``'standardize'`` as ``'scale'`` (from then on, dense rows
-        included). ``coef_`` is always in the original features.
+        would make every sparse row dense, so a model started on sparse data
+        (CSR rows with fewer than half their entries stored) treats
+        ``'standardize'`` as ``'scale'`` (from then on, dense rows included);
+        denser CSR rows, such as a LIBSVM file of dense features, are
+        centered. ``coef_`` is always in the original features.
 
     See Also
     --------
@@ -262,10 +264,10 @@ class SketchedOnlineNewton(BaseUpdateRule):
         kind, rank, _, _, oja_eta0, oja_constant = sketch_kernel_params(sketch)
         form = state["form"]
         if form[SCALING] == 0:
-            # centering would make every CSR row dense: a model started on CSR
-            # rows scales its features without centering them, from then on
+            # centering would make every sparse row dense: a model started on
+            # sparse data scales its features without centering them, from then on
             scaling = {None: 0, "adagrad": 1, "standardize": 2, "scale": 3}[self.feature_scaling]
-            form[SCALING] = 1 + (3 if scaling == 2 and chunk[4] else scaling)
+            form[SCALING] = 1 + (3 if scaling == 2 and settings.sparse_data else scaling)
         scaling = int(form[SCALING]) - 1
         params = (
             rank, self._ridge_params(sketch), loss.code, settings.epsilon,

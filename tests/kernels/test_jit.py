@@ -68,7 +68,7 @@ def test_every_kernel_stops_at_a_nan_prediction(name, sparse):
     rule = model.update_rule_
     n_learned = rule._partial_fit(
         chunk, {key: value[0] for key, value in model._state.items()}, model.sketch_,
-        LOSSES[loss], ChunkSettings(True, 0.0, 20),
+        LOSSES[loss], ChunkSettings(True, 0.0, 20, False),
         decisions if rule._joint_multiclass else decisions[0],
     )
     assert n_learned == 0

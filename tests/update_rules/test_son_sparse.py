@@ -86,8 +86,8 @@ def test_the_sparse_form_learns_the_dense_model(stream, sketch, scaling, setting
 
 @pytest.mark.parametrize("sketch", ["oja", "rp", "fast_fd"])
 def test_csr_standardize_scales_without_centering(stream, sketch):
-    # centering would make every CSR row dense: a model started on CSR rows
-    # scales as 'scale' does, and keeps doing so on dense rows
+    # centering would make every sparse row dense: a model started on sparse
+    # CSR rows scales as 'scale' does, and keeps doing so on dense rows
     X, labels, weights = stream
     X = X + np.where(X != 0, 3.0, 0.0)  # features with a mean, which centering would remove
     sparse = learn(sp.csr_matrix(X), labels, weights, sketch, "standardize", "defaults", 40)
@@ -98,6 +98,18 @@ def test_csr_standardize_scales_without_centering(stream, sketch):
     sparse.partial_fit(X[:30], labels[:30])
     scaled.partial_fit(X[:30], labels[:30])
     assert_same_model(scaled, sparse)
+
+
+@pytest.mark.parametrize("sketch", ["oja", "rp", "fast_fd"])
+def test_csr_of_dense_data_is_centered(stream, sketch):
+    # CSR rows with most entries stored are dense data in a sparse container (a
+    # LIBSVM file of dense features): 'standardize' centers them as dense rows
+    X, labels, weights = stream
+    X = np.where(X != 0, X, 0.5) + 3.0  # every entry stored, features with a mean
+    csr = learn(sp.csr_matrix(X), labels, weights, sketch, "standardize", "defaults", 40)
+    dense = learn(X, labels, weights, sketch, "standardize", "defaults", 40)
+    assert_same_model(dense, csr)
+    assert not csr._state["form"][0, 1]  # the dense form
 
 
 @pytest.mark.parametrize("sketch", ["none", "oja", "rp", "fd", "fast_rfd"])
