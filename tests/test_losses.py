@@ -65,3 +65,25 @@ def test_curvature_satisfies_son_assumption_2(name, bound):
         assert min(ratios) == pytest.approx(sigma, rel=1e-6)
     if name == "log_loss":
         assert sigma > 0
+
+
+def test_log_loss_newton_curvature_caps_a_mistakes_step():
+    # SON's Gauss-Newton curvature of the log loss: l'' = q (1 - q) where the
+    # prediction is right, and on a confident mistake the floor |l'| / 8, so
+    # that the step -l' / c along the example's own direction moves its margin
+    # by at most 8 (l'' alone would give 1 / q -> inf)
+    from sklearn_sketchlearn._kernels._losses import LOG_LOSS, LOG_LOSS_MAX_STEP, loss_curvature
+
+    loss = LOSSES["log_loss"]
+    margins = np.linspace(-30, 30, 1201)
+    for y in (-1.0, 1.0):
+        p = margins * y
+        curvature = np.array([loss_curvature(LOG_LOSS, pi, y) for pi in p])
+        q, one_minus_q = 1 / (1 + np.exp(-margins)), 1 / (1 + np.exp(margins))
+        slope = np.abs(loss.derivative(p, y))
+        np.testing.assert_allclose(curvature, np.maximum(q * one_minus_q, slope / LOG_LOSS_MAX_STEP),
+                                   rtol=1e-12, atol=1e-300)
+        right = margins > 0
+        np.testing.assert_allclose(curvature[right], (q * one_minus_q)[right], rtol=1e-12)
+        assert np.all(slope / curvature <= LOG_LOSS_MAX_STEP * (1 + 1e-12))
+        assert np.max(slope / curvature) > 0.99 * LOG_LOSS_MAX_STEP  # the cap binds

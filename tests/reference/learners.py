@@ -79,16 +79,19 @@ class DenseSketch:
         return B.T @ B, shift
 
 
-def newton_curvature(loss, p, y):
+def newton_curvature(loss, p, y, max_step=8.0):
     """The curvature SON's Newton step uses by default, written from its
     definition: l'' of (p - y)^2 and of the squared hinge (on the margin's wrong
-    side), the bound 1/4 of the log loss's l'' (Boehning & Lindsay)."""
+    side); for the log loss l''(p) = q (1 - q), q = 1 / (1 + exp(-p)), floored
+    at |l'(p)| / max_step, so that a step moves its example's margin by at most
+    max_step."""
     if loss == "squared_error":
         return 2.0
     if loss == "squared_hinge":
         return 2.0 if y * p < 1 else 0.0
     if loss == "log_loss":
-        return 0.25
+        q = 1.0 / (1.0 + np.exp(-p))
+        return max(q * (1.0 - q), abs(q - (y + 1) / 2) / max_step)
     raise ValueError(f"{loss} has no curvature")
 
 

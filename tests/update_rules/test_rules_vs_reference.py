@@ -108,6 +108,9 @@ SON_SETTINGS = {
                             feature_scaling=None),
     "adaptive-log-projected": dict(loss="log_loss", alpha=0.1, bound=1.5, sigma=1.0,
                                    feature_scaling=None),
+    # margins free: confident mistakes take the curvature's floor |l'| / 8
+    "adaptive-log": dict(loss="log_loss", alpha=1e-3, bound=None, sigma=1.0,
+                         feature_scaling=None),
     "adaptive-hinge-gradient": dict(loss="hinge", alpha=0.01, bound=None, sigma=1.0,
                                     feature_scaling=None),
 }
@@ -345,9 +348,11 @@ def test_son_standardized(data, sketch, fit_intercept, scaling, sparse):
     # SON's defaults: running units (moved with the state), adaptive ridge,
     # Gauss-Newton curvature. FD replays its rows in the reference, which a
     # moved shrink is not: its transport is checked by the invariance tests.
-    # On CSR rows 'standardize' does not center: it is 'scale'.
+    # On sparse CSR rows 'standardize' does not center: it is 'scale'.
     X, labels, weights = data
     X = X * np.array([1e3, 1.0, 1e-2, 5.0, 1.0]) + np.array([0.0, 50.0, -3.0, 0.0, 1.0])
+    if sparse:  # fewer than half the entries stored: sparse data
+        X[np.random.default_rng(1).random(X.shape) < 0.6] = 0.0
     n = 25 if sketch == "oja" else len(labels)  # see test_son_regression
     model = SketchedOnlineClassifier(SketchedOnlineNewton(feature_scaling=scaling),
                                      sketch=SKETCHES[sketch], fit_intercept=fit_intercept,
