@@ -56,7 +56,7 @@ def learners():
     """The learners of the demo, each at its defaults."""
     return {
         "SGDClassifier (hinge)": SGDClassifier(random_state=0),
-        "SON, FD m=10 (default)": SketchedOnlineClassifier(),
+        "SON (default)": SketchedOnlineClassifier(),
         "RFD-SON, m=10": SketchedOnlineClassifier(sketch="fast_rfd"),
         "ADA-FFD, tau=10": SketchedOnlineClassifier("ada_fd"),
         "SDROGD, l=10": SketchedOnlineClassifier("sdrogd"),

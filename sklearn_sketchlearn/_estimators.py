@@ -42,11 +42,12 @@ def _same_strategy(a, b):
     return type(a) is type(b) and (a is None or a.get_params() == b.get_params())
 
 
-def resolve_strategies(update_rule, sketch):
+def resolve_strategies(update_rule, sketch, n_weights=None):
     """New update-rule and sketch objects (or None) for the estimators' parameters:
-    shortcuts instantiated, objects cloned, ``sketch='auto'`` resolved."""
+    shortcuts instantiated, objects cloned, ``sketch='auto'`` resolved for
+    ``n_weights`` weights a problem (None: not known yet)."""
     rule = UPDATE_RULES[update_rule]() if isinstance(update_rule, str) else clone(update_rule)
-    spec = rule._default_sketch if sketch == "auto" else sketch
+    spec = rule._auto_sketch(n_weights) if sketch == "auto" else sketch
     if spec is None:
         return rule, None
     return rule, SKETCHES[spec]() if isinstance(spec, str) else clone(spec)
@@ -84,7 +85,7 @@ class _BaseSketchedOnline(BaseEstimator):
         ``sketch_size`` is clipped to it in the fitted copy (whose directions
         then span the whole space: all that a larger sketch could hold).
         """
-        rule, sketch = resolve_strategies(self.update_rule, self.sketch)
+        rule, sketch = resolve_strategies(self.update_rule, self.sketch, n_weights)
         rule._validate_params()
         if sketch is not None:
             sketch._validate_params()
@@ -457,8 +458,10 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         :data:`~sklearn_sketchlearn.sketches.SKETCHES`), an object of
         :mod:`sklearn_sketchlearn.sketches` (``sketch__sketch_size``), or None
         for rules that use none. ``'auto'`` takes the rule's default:
-        ``'fast_fd'`` for SON, ADA-FD and SDROGD, None for
-        the first-order rules.
+        ``'fast_fd'`` for ADA-FD and SDROGD, None for the first-order rules,
+        and for SON the exact sketch up to 64 weights (features and
+        intercept), where it costs no more than ``'fast_fd'`` and misses
+        nothing, ``'fast_fd'`` beyond.
     loss : {'auto', 'squared_hinge', 'hinge', 'log_loss', 'squared_error'}, default='auto'
         The loss, on targets in {-1, +1} for each binary problem.
         ``'squared_error'`` is ``(p - y)^2`` as in the SON and RFD papers.

@@ -48,7 +48,8 @@ class BaseUpdateRule(BaseEstimator):
     a fitted copy and keeps the state in plain arrays. The protocol, private
     and driven by the estimators:
 
-    * class attributes ``_default_sketch`` (what ``sketch="auto"`` means),
+    * class attributes ``_default_sketch`` (what ``sketch="auto"`` means,
+      unless ``_auto_sketch`` says otherwise),
       ``_default_loss`` (what a classifier's ``loss="auto"`` means),
       ``_sketch_use`` (``"required"``, ``"optional"`` or ``"none"``),
       ``_classification_only``, ``_joint_multiclass`` (one model for all
@@ -71,6 +72,11 @@ class BaseUpdateRule(BaseEstimator):
     _classification_only = False
     _joint_multiclass = False
     _running_units = False
+
+    def _auto_sketch(self, n_weights):
+        """What ``sketch="auto"`` means for ``n_weights`` weights a problem
+        (None: not known yet)."""
+        return self._default_sketch
 
     def _prepare(self, sketch, loss, is_classifier):
         name = type(self).__name__

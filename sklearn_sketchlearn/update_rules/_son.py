@@ -163,6 +163,10 @@ class SketchedOnlineNewton(BaseUpdateRule):
         "feature_scaling": [StrOptions({"standardize", "scale", "adagrad"}), None],
     }
     _default_sketch = "fast_fd"
+    # sketch='auto' takes the exact sketch up to this many weights: its O(d^2)
+    # step then costs no more than fast FD's (size 10; benchmarks/auto_sketch.py)
+    # and it misses no curvature
+    _EXACT_UP_TO = 64
     _sketch_use = "optional"
     # 'auto' bound of a regressor: this many times the largest |y| learned.
     _TARGET_BOUND = 2.0
@@ -259,6 +263,11 @@ class SketchedOnlineNewton(BaseUpdateRule):
         state["maps"] = np.zeros((MAX_VERSIONS if lazy else 0, capacity, capacity))
         state["folds"] = np.zeros((MAX_VERSIONS if lazy else 0, capacity))
         return state
+
+    def _auto_sketch(self, n_weights):
+        if n_weights is not None and n_weights <= self._EXACT_UP_TO:
+            return "exact"
+        return self._default_sketch
 
     def _partial_fit(self, chunk, state, sketch, loss, settings, decisions):
         kind, rank, _, _, oja_eta0, oja_constant = sketch_kernel_params(sketch)
