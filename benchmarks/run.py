@@ -3,6 +3,8 @@
     python benchmarks/run.py                  # the full benchmark, a few minutes
     python benchmarks/run.py --quick          # a smoke run in seconds (CI)
     python benchmarks/run.py --output doc/benchmark_results.rst
+    python benchmarks/run.py --dense-only --sizes 10 --learners "SON fast_fd" "SON fast_rfd"
+                                              # one table, a few learners: about a minute
 
 Every figure is a median over repeats of one training pass, measured in this
 process next to the peers it is divided by, because these machines are shared
@@ -54,9 +56,9 @@ SON = SketchedOnlineNewton(alpha=10.0, ridge="fixed", bound=1.0, curvature="grad
                            feature_scaling=None)
 
 
-def sketched_learners(m):
-    """The pairings whose cost depends on the sketch size ``m``."""
-    return {
+def sketched_learners(m, names=None):
+    """The pairings whose cost depends on the sketch size ``m`` (only ``names``, if given)."""
+    return selected(names, {
         "SON fd (row)": (SON, FrequentDirections(m)),
         "SON fast_fd": (SON, FrequentDirections(m, fast=True)),
         "SON rfd (row)": (SON, RegularizedFrequentDirections(m)),
@@ -66,17 +68,22 @@ def sketched_learners(m):
         "ADA-FD (row)": (AdaFD(), FrequentDirections(m)),
         "ADA-FFD": (AdaFD(), FrequentDirections(m, fast=True)),
         "SDROGD": (SDROGD(), FrequentDirections(m, fast=True)),
-    }
+    })
 
 
-def other_learners(d):
+def other_learners(d, names=None):
     """Pairings without a sketch size; the exact ones only where d^2 (d^3) is affordable."""
     learners = {"SON m=0": (SON, None), "OGD": ("ogd", None), "AdaGrad": ("adagrad", None)}
     if d <= 1000:
         learners["FULL-ON"] = (SON, ExactSketch())
     if d <= 100:
         learners["ADA-FULL"] = (AdaFD(), ExactSketch())
-    return learners
+    return selected(names, learners)
+
+
+def selected(names, learners):
+    """The learners named in ``names``, or all of them when it is None."""
+    return learners if names is None else {k: v for k, v in learners.items() if k in names}
 
 
 def classifier(rule, sketch, **params):
@@ -134,12 +141,12 @@ def dense_section(config, log):
             peers[d]["VW --OjaNewton m=10"] = vw[0]
             peers[d]["VW start-up (s, not per example)"] = vw[1]
         for m in config["sizes"]:
-            for name, (rule, sketch) in sketched_learners(m).items():
+            for name, (rule, sketch) in sketched_learners(m, config["learners"]).items():
                 cost = per_example(partial(classifier, rule, sketch), X, y, config["repeats"],
                                    config["budget"])
                 rows.append({"learner": name, "d": d, "m": m, "us": cost * 1e6})
                 log(f"  d={d:<5d} m={m:<3d} {name:16s} {cost * 1e6:9.2f} us")
-        for name, (rule, sketch) in other_learners(d).items():
+        for name, (rule, sketch) in other_learners(d, config["learners"]).items():
             cost = per_example(partial(classifier, rule, sketch), X, y, config["repeats"],
                                config["budget"])
             rows.append({"learner": name, "d": d, "m": None, "us": cost * 1e6})
@@ -174,7 +181,7 @@ def slopes(rows, config):
     lines = [f"{'learner':16s} {'time ~ d^k':>10s} {'time ~ m^k':>10s}"]
     m_ref = 10 if 10 in config["sizes"] else config["sizes"][0]
     d_ref = config["dims"][len(config["dims"]) // 2]
-    for name in sketched_learners(m_ref):
+    for name in sketched_learners(m_ref, config["learners"]):
         by_d = [(r["d"], r["us"]) for r in rows if r["learner"] == name and r["m"] == m_ref]
         by_m = [(r["m"], r["us"]) for r in rows if r["learner"] == name and r["d"] == d_ref]
         k_d = np.polyfit(*np.log(np.array(by_d)).T, 1)[0] if len(by_d) > 1 else np.nan
@@ -449,6 +456,7 @@ CONFIGS = {
         "repeats": 3, "budget": 0.25, "vw": True, "sparse_rows": 20_000,
         "sparse_dims": [10_000, 100_000, 1_000_000], "sparse_nnz": [10, 50, 200],
         "threads": (4_000, 1000), "memory_d": 500, "memory_rows": [16_384, 65_536],
+        "learners": None,
     },
     "quick": {
         "dims": [40, 80], "sizes": [5], "taus": [3, 6], "rows": {40: 400, 80: 400},
@@ -456,6 +464,7 @@ CONFIGS = {
         "repeats": 1, "budget": 0.01, "vw": True, "sparse_rows": 400,
         "sparse_dims": [500, 5_000], "sparse_nnz": [5],
         "threads": (300, 40), "memory_d": 40, "memory_rows": [256, 1024],
+        "learners": None,
     },
 }
 
@@ -466,8 +475,18 @@ def main(argv=None):
     parser.add_argument("--output", type=Path, help="also write the report as reStructuredText")
     parser.add_argument("--sparse-only", action="store_true",
                         help="only the sparse section (and the environment)")
+    parser.add_argument("--dense-only", action="store_true",
+                        help="only the dense section (and the environment)")
+    parser.add_argument("--sizes", type=int, nargs="+", metavar="M",
+                        help="the dense section's sketch sizes")
+    parser.add_argument("--learners", nargs="+", metavar="NAME",
+                        help="only these dense learners, named as in the table")
     args = parser.parse_args(argv)
-    config = CONFIGS["quick" if args.quick else "full"]
+    config = dict(CONFIGS["quick" if args.quick else "full"])
+    if args.sizes:
+        config["sizes"] = args.sizes
+    if args.learners:
+        config["learners"] = args.learners
     if config["vw"] and vowpal_wabbit() is None:
         print("vowpalwabbit is not installed (pip install '.[benchmarks]'): VW columns omitted")
     start = time.perf_counter()
@@ -479,9 +498,11 @@ def main(argv=None):
         sections["Dense, one pass (us per example; ratios to peers run in the same process)"] = (
             dense_table(rows, peers, reference_m))
         sections["Growth of the cost (log-log slopes)"] = slopes(rows, config)
+    if not (args.sparse_only or args.dense_only):
         sections["ADA-FFD against tau"] = tau_section(config, log)
-    sections["Sparse input"] = sparse_section(config, log)
-    if not args.sparse_only:
+    if not args.dense_only:
+        sections["Sparse input"] = sparse_section(config, log)
+    if not (args.sparse_only or args.dense_only):
         sections["Chunked partial_fit"] = chunking_section(config)
         sections["One-vs-rest in threads"] = threads_section(config)
         sections["JIT compilation and the on-disk cache"] = compile_section()

@@ -59,11 +59,11 @@ def cholesky_solve(factor, n, rhs, out):
         for k in range(i):
             total -= factor[i, k] * out[k]
         out[i] = total / factor[i, i]
-    for i in range(n - 1, -1, -1):
-        total = out[i]
-        for k in range(i + 1, n):
-            total -= factor[k, i] * out[k]
-        out[i] = total / factor[i, i]
+    for i in range(n - 1, -1, -1):  # by rows of L, contiguous, not its columns
+        out[i] /= factor[i, i]
+        value = out[i]
+        for k in range(i):
+            out[k] -= factor[i, k] * value
 
 
 @jit

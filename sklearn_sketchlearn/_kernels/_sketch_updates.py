@@ -35,6 +35,7 @@ from ._cholesky import cholesky_factor
 from ._jit import jit
 from ._random import gaussian_vector
 from ._rows import load_row
+from ._small_eigh import symmetric_eigh
 
 # Sketch kinds the learners' kernels switch on (private codes).
 NO_SKETCH = 0
@@ -96,7 +97,7 @@ def shrink_coefficients(gram, n_rows, rank, n_columns):
     Directions whose shrunk mass ``s_i^2 - delta`` is below the rounding level
     of the Gram matrix are dropped rather than kept as noise.
     """
-    eigenvalues, eigenvectors = np.linalg.eigh(np.ascontiguousarray(gram[:n_rows, :n_rows]))
+    eigenvalues, eigenvectors = symmetric_eigh(gram[:n_rows, :n_rows])
     delta = max(eigenvalues[n_rows - rank], 0.0)
     tolerance = (n_rows + n_columns) * np.finfo(np.float64).eps
     floor = delta + tolerance * max(eigenvalues[n_rows - 1], 0.0)

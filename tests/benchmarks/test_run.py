@@ -6,18 +6,31 @@ import sys
 from pathlib import Path
 
 FOLDER = Path(__file__).resolve().parents[2] / "benchmarks"
+DENSE = "Dense, one pass (us per example; ratios to peers run in the same process)"
 
 
-def test_quick_benchmark_runs_every_section(tmp_path, capsys):
+def run_benchmark(argv):
     sys.path.insert(0, str(FOLDER))
     try:
         spec = importlib.util.spec_from_file_location("benchmark_run", FOLDER / "run.py")
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
-        sections = module.main(["--quick", "--output", str(tmp_path / "report.rst")])
+        return module.main(argv)
     finally:
         sys.path.remove(str(FOLDER))
+
+
+def test_quick_benchmark_runs_every_section(tmp_path, capsys):
+    sections = run_benchmark(["--quick", "--output", str(tmp_path / "report.rst")])
     assert {"Environment", "Memory", "Chunked partial_fit", "Sparse input"} <= set(sections)
-    table = sections["Dense, one pass (us per example; ratios to peers run in the same process)"]
-    assert any(line.startswith("SON fast_rfd") for line in table)
+    assert any(line.startswith("SON fast_rfd") for line in sections[DENSE])
     assert "Benchmark results" in (tmp_path / "report.rst").read_text()
+
+
+def test_dense_only_runs_the_chosen_learners_and_sizes(capsys):
+    sections = run_benchmark(["--quick", "--dense-only", "--sizes", "3",
+                              "--learners", "SON fast_fd", "OGD"])
+    assert "Sparse input" not in sections and "Memory" not in sections
+    rows = sections[DENSE][1 : sections[DENSE].index("")]
+    assert {line[:16].strip() for line in rows} == {"SON fast_fd", "OGD"}
+    assert {line[16:].split()[1] for line in rows} == {"3", "-"}  # m of SON, none of OGD
