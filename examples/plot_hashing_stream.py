@@ -59,8 +59,9 @@ print(documents[0][:80], "...")
 # sparse row survives without becoming dense. Scaling each hashed column by
 # its running root mean square (``'scale'``) would blow up the rare pairs
 # that carry the signal: on this stream it ended at a progressive error
-# about three times as large (0.32). The signed hash (``alternate_sign=True``, the default)
-# makes colliding columns cancel on average rather than add up.
+# about three times as large (0.32). The signed hash
+# (``alternate_sign=True``, the default) makes colliding columns cancel on
+# average rather than add up.
 #
 # A :class:`~sklearn.pipeline.Pipeline` has no ``partial_fit``; the hasher
 # has no state, so the stream goes through ``model[:-1].transform`` into the
