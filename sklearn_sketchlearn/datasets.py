@@ -220,6 +220,107 @@ def make_sdrogd_toy(n_samples=8_000, n_features=200, *, random_state=None):
     return X, np.where(y == 1, 1.0, -1.0)
 
 
+@validate_params(
+    {
+        "n_samples": [Interval(Integral, 1, None, closed="left")],
+        "n_features": [Interval(Integral, 1, None, closed="left")],
+        "n_groups": [Interval(Integral, 1, None, closed="left")],
+        "length": [Interval(Integral, 0, None, closed="left")],
+        "exponent": [Interval(Real, 0, None, closed="neither")],
+        "noise": [Interval(Real, 0, 0.5, closed="both")],
+        "random_state": ["random_state"],
+    },
+    prefer_skip_nested_validation=True,
+)
+def make_phrase_documents(
+    n_samples=10_000, n_features=20_000, *, n_groups=10, length=40, exponent=1.1, noise=0.05,
+    random_state=None,
+):
+    """A text-like binary stream whose label lies only in planted two-token phrases.
+
+    Each document is a string of space-separated tokens ``w0``, ``w1``, ...
+    drawn from a vocabulary of ``n_features`` tokens with Zipf frequencies
+    (token ``k`` has probability proportional to ``(k + 1)^(-exponent)``), a
+    Poisson number of them (mean ``length``), and one planted phrase: two
+    adjacent tokens. The phrases come in ``n_groups`` groups of four distinct
+    tokens ``a, b, c, d`` (drawn from the less frequent half of the
+    vocabulary): ``"a b"`` and ``"c d"`` mark the label 1, ``"a d"`` and ``"c
+    b"`` the label -1. A document's phrase is drawn uniformly among the four
+    of a uniformly drawn group and gives its label, which is then flipped
+    with probability ``noise``.
+
+    Every planted token appears in one phrase of each label, so no single
+    token says anything about the label: a linear model needs the pairs
+    (bigram features, such as ``HashingVectorizer(ngram_range=(1, 2))``
+    hashes), whose number grows with the square of the vocabulary. The best
+    possible accuracy is ``1 - noise`` (up to the rare background pair that
+    happens to form a planted phrase).
+
+    Parameters
+    ----------
+    n_samples : int, default=10_000
+        Number of documents.
+    n_features : int, default=20_000
+        Size of the vocabulary; at least ``8 * n_groups``.
+    n_groups : int, default=10
+        Number of groups of four planted tokens (four phrases each).
+    length : int, default=40
+        Mean number of background tokens in a document.
+    exponent : float, default=1.1
+        Exponent of the Zipf frequencies of the background tokens. Values must
+        be in the range `(0, inf)`.
+    noise : float, default=0.05
+        Probability that a label is flipped. Values must be in the range
+        `[0, 0.5]`.
+    random_state : int, RandomState instance or None, default=None
+        Determines the planted tokens and the documents. Pass an int for
+        reproducible output across multiple function calls.
+
+    Returns
+    -------
+    X : ndarray of str objects of shape (n_samples,)
+        The documents.
+    y : ndarray of shape (n_samples,)
+        Labels in {-1, 1}.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_sketchlearn.datasets import make_phrase_documents
+    >>> X, y = make_phrase_documents(100, random_state=0)
+    >>> X.shape, np.unique(y)
+    ((100,), array([-1.,  1.]))
+    """
+    if 8 * n_groups > n_features:
+        raise ValueError(
+            f"n_features={n_features} is too small for n_groups={n_groups}: the planted "
+            f"tokens are drawn from the less frequent half of the vocabulary, which needs "
+            f"at least 4 * n_groups tokens; use n_features >= {8 * n_groups}."
+        )
+    rng = check_random_state(random_state)
+    frequencies = np.arange(1, n_features + 1, dtype=np.float64) ** -exponent
+    planted = rng.choice(np.arange(n_features // 2, n_features), size=(n_groups, 4),
+                         replace=False)
+    # columns a, b, c, d: the phrases (a, b), (c, d) say 1, (a, d), (c, b) say -1
+    phrases = np.array([[0, 1], [2, 3], [0, 3], [2, 1]])
+    phrase_labels = np.array([1.0, 1.0, -1.0, -1.0])
+    lengths = rng.poisson(length, size=n_samples)
+    background = rng.choice(n_features, size=lengths.sum(), p=frequencies / frequencies.sum())
+    groups = rng.randint(n_groups, size=n_samples)
+    kinds = rng.randint(4, size=n_samples)
+    positions = rng.randint(lengths + 1)
+    flipped = rng.random_sample(n_samples) < noise
+    documents = np.empty(n_samples, dtype=object)
+    starts = np.r_[0, np.cumsum(lengths)]
+    for i in range(n_samples):
+        tokens = background[starts[i] : starts[i + 1]]
+        phrase = planted[groups[i], phrases[kinds[i]]]
+        tokens = np.r_[tokens[: positions[i]], phrase, tokens[positions[i] :]]
+        documents[i] = " ".join(f"w{token}" for token in tokens)
+    y = np.where(flipped, -1.0, 1.0) * phrase_labels[kinds]
+    return documents, y
+
+
 def iter_minibatches(X, y=None, *, batch_size=100):
     """Yield consecutive chunks of ``X`` (and ``y``), the last one possibly shorter.
 

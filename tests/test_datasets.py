@@ -2,11 +2,14 @@
 
 import numpy as np
 import pytest
+from sklearn.feature_extraction.text import CountVectorizer
+from sklearn.linear_model import LogisticRegression
 
 from sklearn_sketchlearn.datasets import (
     iter_minibatches,
     make_decaying_spectrum_regression,
     make_ill_conditioned_classification,
+    make_phrase_documents,
     make_sdrogd_toy,
 )
 
@@ -50,6 +53,40 @@ def test_generators_are_reproducible(generator):
     np.testing.assert_array_equal(first[0], second[0])
     np.testing.assert_array_equal(first[1], second[1])
     assert not np.array_equal(generator(50, 10, random_state=4)[0], first[0])
+
+
+def test_phrase_documents_token_frequencies_and_noise():
+    n = 4000
+    clean, y_clean = make_phrase_documents(n, noise=0.0, random_state=0)
+    noisy, y_noisy = make_phrase_documents(n, noise=0.2, random_state=0)
+    np.testing.assert_array_equal(clean, noisy)  # the noise flips labels only
+    # flipped with probability 0.2: within 3 standard deviations of a binomial
+    assert abs(np.mean(y_clean != y_noisy) - 0.2) < 3 * np.sqrt(0.2 * 0.8 / n)
+    tokens = " ".join(clean).split()
+    assert abs(len(tokens) / n - 42) < 0.5  # Poisson(40) background + a phrase of 2
+    counts = np.bincount([int(token[1:]) for token in tokens], minlength=20_000)
+    # Zipf frequencies: the k-th most frequent token in proportion to k^-1.1
+    np.testing.assert_allclose(counts[1:4] / counts[0], np.arange(2, 5) ** -1.1, rtol=0.05)
+    assert abs(np.mean(y_clean)) < 3 / np.sqrt(n)  # the labels are balanced
+    assert make_phrase_documents(50, random_state=3)[0].tolist() == make_phrase_documents(
+        50, random_state=3)[0].tolist()
+
+
+@pytest.mark.parametrize(("ngram_range", "low", "high"), [((2, 2), 0.98, 1.0),
+                                                          ((1, 1), 0.40, 0.60)])
+def test_phrase_documents_label_is_in_the_pairs_only(ngram_range, low, high):
+    # without noise, pairs of adjacent tokens decide the label and single tokens
+    # say nothing: an offline logistic regression on held-out documents
+    documents, y = make_phrase_documents(6000, noise=0.0, random_state=0)
+    counts = CountVectorizer(ngram_range=ngram_range).fit(documents[:4000])
+    model = LogisticRegression(C=10.0, solver="liblinear")
+    model.fit(counts.transform(documents[:4000]), y[:4000])
+    assert low <= model.score(counts.transform(documents[4000:]), y[4000:]) <= high
+
+
+def test_phrase_documents_needs_room_for_the_planted_tokens():
+    with pytest.raises(ValueError, match="n_features >= 80"):
+        make_phrase_documents(10, n_features=79, n_groups=10)
 
 
 def test_iter_minibatches_covers_the_rows_in_order():

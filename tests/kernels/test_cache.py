@@ -1,5 +1,6 @@
 """numba's on-disk cache of the kernels: a read-only installation imports and
-trains, and processes that compile at once share one cache without breaking it.
+trains, processes that compile at once share one cache without breaking it,
+and a kernel loaded from the cache computes what it computed when compiled.
 
 Each test runs fresh Python processes on a copy of the package, so that the
 cache starts empty and the worktree's own cache is not touched.
@@ -154,3 +155,38 @@ def test_processes_compiling_at_once_share_the_users_cache(tmp_path):
     assert third[0]["hits"] == 1 and third[0]["misses"] == 0
     cached = cache_files(tmp_path)
     assert cached and all((home / ".cache" / "numba") in path.parents for path in cached)
+
+
+# Trains SDROGD over Oja's sketch, whose helpers rounded differently when the
+# kernel came from the cache, and reports its weights exactly (hexadecimal).
+TRAIN_SDROGD = """
+import json
+from sklearn_sketchlearn import SketchedOnlineClassifier
+from sklearn_sketchlearn._kernels._pairings import partial_fit_kernel
+from sklearn_sketchlearn._kernels._sketch_updates import OJA
+from sklearn_sketchlearn.datasets import make_ill_conditioned_classification
+
+X, y = make_ill_conditioned_classification(2000, 30, 10.0, random_state=0)
+model = SketchedOnlineClassifier("sdrogd", sketch="oja", random_state=0).fit(X, y)
+kernel = partial_fit_kernel("sdrogd", OJA)
+print(json.dumps({
+    "coef": [w.hex() for w in model.coef_.ravel()],
+    "hits": sum(kernel.stats.cache_hits.values()),
+    "misses": sum(kernel.stats.cache_misses.values()),
+}))
+"""
+
+
+@pytest.mark.slow
+def test_a_kernel_loaded_from_the_cache_computes_what_it_computed_when_compiled(tmp_path):
+    # the compiling process ran the helpers' own compiles, the loading one the
+    # kernel's copies of them: the weights differed by up to 3e-16
+    env = {**{key: value for key, value in os.environ.items()
+              if key != "SKLEARN_SKETCHLEARN_NUMBA_CACHE"},
+           "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    compiled, loaded = [json.loads(subprocess.run(
+        [sys.executable, "-c", TRAIN_SDROGD], env=env, capture_output=True, text=True,
+        check=True, timeout=600).stdout.strip().splitlines()[-1]) for _ in range(2)]
+    assert (compiled["hits"], compiled["misses"]) == (0, 1)
+    assert (loaded["hits"], loaded["misses"]) == (1, 0)
+    assert loaded["coef"] == compiled["coef"]
