@@ -192,4 +192,7 @@ def own_copies(optimize_final_module):
     return optimize
 
 
-CPUCodeLibrary._optimize_final_module = own_copies(CPUCodeLibrary._optimize_final_module)
+# A numba without this private method still compiles correct kernels, whose
+# last bits may then depend on the cache's state, as before the fix.
+if hasattr(CPUCodeLibrary, "_optimize_final_module"):
+    CPUCodeLibrary._optimize_final_module = own_copies(CPUCodeLibrary._optimize_final_module)
