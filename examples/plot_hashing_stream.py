@@ -38,7 +38,6 @@ from sklearn.pipeline import make_pipeline
 
 from sklearn_sketchlearn import SketchedOnlineClassifier
 from sklearn_sketchlearn.datasets import iter_minibatches, make_phrase_documents
-from sklearn_sketchlearn.update_rules import SketchedOnlineNewton
 
 QUICK = os.environ.get("SKLEARN_SKETCHLEARN_QUICK_EXAMPLES") == "1"
 n_test = 2_000
@@ -52,14 +51,10 @@ print(documents[0][:80], "...")
 # The pipeline and the stream
 # ---------------------------
 #
-# The vectorizer's rows have unit Euclidean norm, so the features already
-# share one unit: ``feature_scaling=None`` (the papers' algorithm) keeps SON's
-# sparse form and leaves the features as they are. It is set explicitly
-# because the default, ``'standardize'``, centers the features, which no
-# sparse row survives without becoming dense. Scaling each hashed column by
-# its running root mean square (``'scale'``) would blow up the rare pairs
-# that carry the signal: on this stream it ended at a progressive error
-# about three times as large (0.32). The signed hash
+# SON's default units suit the stream: on sparse rows it does not center
+# (no sparse row would survive it) and divides each hashed column by the
+# root mean square of its non-zero values, so SON keeps its sparse form and a
+# rare pair is fed at its own magnitude. The signed hash
 # (``alternate_sign=True``, the default) makes colliding columns cancel on
 # average rather than add up.
 #
@@ -68,8 +63,7 @@ print(documents[0][:80], "...")
 # learner's ``partial_fit``, and the pipeline as a whole predicts raw text.
 model = make_pipeline(
     HashingVectorizer(n_features=2**18, ngram_range=(1, 2)),
-    SketchedOnlineClassifier(SketchedOnlineNewton(feature_scaling=None), sketch="rp",
-                             loss="log_loss", random_state=0),
+    SketchedOnlineClassifier(sketch="rp", loss="log_loss", random_state=0),
 )
 hasher, son = model[:-1], model[-1]
 sgd = SGDClassifier(loss="log_loss", random_state=0)
@@ -128,7 +122,7 @@ print(f"after {seen[-1]} documents: RP-SON {son_error[-1]:.4f}, "
       + (f", Vowpal Wabbit --OjaNewton {vw_error[-1]:.4f}" if vw_error else ""))
 
 # %%
-# Every learner runs at its defaults but for the loss, the scaling discussed
-# above and, for the second-order ones, a sketch of 10 rows; none was tuned to
+# Every learner runs at its defaults but for the loss and, for the
+# second-order ones, a sketch of 10 rows; none was tuned to
 # this stream. The pipeline predicts raw documents: the hasher needs no
 # vocabulary, so a word or pair never seen before simply lands in some column.

@@ -10,8 +10,10 @@ targets over the examples seen so far, the current chunk's included (as a
 ``StandardScaler`` refitted on the stream before each chunk would give),
 weighted by the sample weights. Without
 an intercept, or when the stream starts with sparse rows (:func:`is_sparse_data`),
-features are not centred (``c_j = 0``, ``s_j`` their root mean square), as
-centring would make every sparse row dense.
+features are not centred (``c_j = 0``), as centring would make every sparse
+row dense, and ``s_j`` is the root mean square of the feature's non-zero
+values, its magnitude where it occurs (over all rows, a rare feature would be
+fed at ``1 / sqrt(p)`` times it, ``p`` its frequency), as SON's units are.
 
 Units move at chunk boundaries, when a feature's statistics have left the units
 in use by more than ``RESCALE_TOLERANCE`` (SON's rule for its own running
@@ -60,6 +62,7 @@ def new_units(n_features, center):
         "count": 0.0,
         "mean": np.zeros(n_features),
         "squared_deviations": np.zeros(n_features),  # sum of (x - mean)^2
+        "nonzero_weight": np.zeros(n_features),  # of the rows where x != 0 (not centred)
         "target_squares": 0.0,
         "center": np.zeros(n_features),  # units in use
         "scale": np.zeros(n_features),  # 0: not seen varying yet, fed as 0
@@ -93,6 +96,14 @@ def observe(units, X, y=None, sample_weight=None):
     merged["mean"] = units["mean"] + delta * (n / total)
     merged["squared_deviations"] = (units["squared_deviations"] + deviations
                                     + delta * delta * (count * n / total))
+    if not units["center_features"]:
+        if sp.issparse(X):
+            present = X.copy()
+            present.data = (present.data != 0.0).astype(float)
+        else:
+            present = X != 0.0
+        merged["nonzero_weight"] = (units["nonzero_weight"]
+                                    + np.asarray(present.T @ weights).ravel())
     if y is not None:
         merged["target_squares"] = units["target_squares"] + float(weights @ (y * y))
     return merged
@@ -111,8 +122,10 @@ def move(units):
         return units, np.ones_like(units["scale"]), np.zeros_like(units["scale"]), 1.0
     mean = units["mean"] if units["center_features"] else np.zeros_like(units["mean"])
     variance = units["squared_deviations"] / count
-    if not units["center_features"]:
-        variance = variance + units["mean"] ** 2  # the mean square
+    if not units["center_features"]:  # the mean square of the non-zero values
+        squares = units["squared_deviations"] + count * units["mean"] ** 2
+        variance = np.divide(squares, units["nonzero_weight"],
+                             out=np.zeros_like(squares), where=units["nonzero_weight"] > 0)
     # a constant feature's variance is rounding noise: it has not varied yet
     variance = np.where(variance > _CONSTANT * units["mean"] ** 2, variance, 0.0)
     old_scale, old_center = units["scale"], units["center"]

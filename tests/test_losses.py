@@ -81,8 +81,8 @@ def test_log_loss_newton_curvature_caps_a_mistakes_step():
         curvature = np.array([loss_curvature(LOG_LOSS, pi, y) for pi in p])
         q, one_minus_q = 1 / (1 + np.exp(-margins)), 1 / (1 + np.exp(margins))
         slope = np.abs(loss.derivative(p, y))
-        np.testing.assert_allclose(curvature, np.maximum(q * one_minus_q, slope / LOG_LOSS_MAX_STEP),
-                                   rtol=1e-12, atol=1e-300)
+        expected = np.maximum(q * one_minus_q, slope / LOG_LOSS_MAX_STEP)
+        np.testing.assert_allclose(curvature, expected, rtol=1e-12, atol=1e-300)
         right = margins > 0
         np.testing.assert_allclose(curvature[right], (q * one_minus_q)[right], rtol=1e-12)
         assert np.all(slope / curvature <= LOG_LOSS_MAX_STEP * (1 + 1e-12))

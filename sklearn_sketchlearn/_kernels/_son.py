@@ -206,9 +206,10 @@ def standardize_example(x, raw, scale, floats, weights, scaling, center, rows, n
     StandardScaler would: in such units every feature has the same mean
     square, which is what an isotropic ridge assumes, and the learner sees the
     same numbers whatever the units of each feature. ``scaling`` 3 is 2
-    without centering, with a feature's units revisited only on its non-zeros
-    (a zero is fed as zero in any units), so that a CSR row costs its
-    non-zeros (see ``_son_sparse``).
+    without centering: the root mean square of the feature's non-zero values
+    (:func:`feature_units`), revisited only on its non-zeros (a zero is fed as
+    zero in any units), so that a CSR row costs its non-zeros (see
+    ``_son_sparse``).
 
     A move of a feature's units is an affine map of the coordinates, ``x'_j =
     f x_j + c x_b`` (``x_b = 1`` the intercept), and the learner's state moves

@@ -95,9 +95,11 @@ class SketchedOnlineNewton(BaseUpdateRule):
         Decay exponent of ``eta_t``. Values must be in the range `[0.0, inf)`.
     feature_scaling : {'standardize', 'scale', 'adagrad'} or None, \
             default='standardize'
-        ``'standardize'`` as above; ``'scale'`` divides by the running root
-        mean square and never centers (like ``StandardScaler(with_mean=False)``;
-        a feature's units are revisited only where it is non-zero); ``'adagrad'``
+        ``'standardize'`` as above; ``'scale'`` never centers and divides by
+        the running root mean square of the feature's non-zero values, its
+        magnitude where it occurs (``StandardScaler(with_mean=False)`` on a
+        feature without zeros; a rare feature is not blown up by its zeros;
+        its units are revisited only where it is non-zero); ``'adagrad'``
         feeds ``D_t^{-1/2} x_t``, with ``D_t`` the diagonal of ``0.1 I +
         sum_{s<t} g_s g_s^T`` (SON, Section 5.2); None feeds ``x_t``. Centering
         would make every sparse row dense, so a model started on sparse data
@@ -243,8 +245,8 @@ class SketchedOnlineNewton(BaseUpdateRule):
         state["weights"] = np.zeros(n_features)
         # the scale in use (or AdaGrad's sums), the sums of x^2 and x, the center in
         # use, the diagonal of sum g_hat g_hat^T and its column at the intercept,
-        # the inverse of the scale
-        state["scale"] = np.zeros((7, 0 if self.feature_scaling is None else n_features))
+        # the inverse of the scale, the count of non-zeros
+        state["scale"] = np.zeros((8, 0 if self.feature_scaling is None else n_features))
         if self.feature_scaling == "adagrad":
             state["scale"][0] = 0.1
         # the sparse form of CSR rows (see _kernels/_son_sparse): b of w = w_bar + Z^T b,

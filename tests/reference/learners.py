@@ -100,8 +100,9 @@ class RunningUnits:
     running mean (with an intercept) and standard deviation of each feature,
     the variance floored by the mean square over ``n``, and a move of a
     feature's units when its scale changes by more than ``tolerance`` (25 %) or
-    its mean by more than ``tolerance`` of the scale. ``only_nonzero`` is
-    ``feature_scaling="scale"`` (without ``center``): a feature's units are
+    its mean by more than ``tolerance`` of the scale. Without ``center`` the
+    scale is the root mean square of the feature's non-zero values.
+    ``only_nonzero`` is ``feature_scaling="scale"``: a feature's units are
     revisited only where it is non-zero."""
 
     def __init__(self, D, center, tolerance=0.25, only_nonzero=False):
@@ -109,6 +110,7 @@ class RunningUnits:
         self.center_on = center
         self.only_nonzero = only_nonzero
         self.sums = np.zeros((2, D))
+        self.nonzeros = np.zeros(D)
         self.scale, self.center = np.zeros(D), np.zeros(D)
         self.tolerance, self.n = tolerance, 0
 
@@ -120,11 +122,13 @@ class RunningUnits:
         for j in range(self.n_features):
             if x[j] != 0:
                 self.sums[:, j] += (x[j] ** 2, x[j])
+                self.nonzeros[j] += 1
             elif self.scale[j] == 0 or self.only_nonzero:
                 continue
-            mean = self.sums[1, j] / self.n if self.center_on else 0.0
-            mean_square = self.sums[0, j] / self.n
-            spread = np.sqrt(max(mean_square - mean**2, mean_square / self.n))
+            n = self.n if self.center_on else self.nonzeros[j]
+            mean = self.sums[1, j] / n if self.center_on else 0.0
+            mean_square = self.sums[0, j] / n
+            spread = np.sqrt(max(mean_square - mean**2, mean_square / n))
             if self.scale[j] == 0:
                 self.scale[j], self.center[j] = spread, mean
             elif (not 1 / (1 + self.tolerance) <= spread / self.scale[j] <= 1 + self.tolerance
