@@ -240,8 +240,8 @@ def standardize_example(x, raw, scale, floats, weights, scaling, center, rows, n
     inverse_n = 1.0 / n_seen
     for j in range(n_features):
         value = x[j]
-        if value == 0.0 and (scaling == 3 or scale[0, j] == 0.0):
-            continue  # not seen yet, or (scale) a zero, whatever the units
+        if value == 0.0 and (scaling == 3 or scale[7, j] == 0.0):
+            continue  # never non-zero yet, or (scale) a zero, whatever the units
         spread, mean = feature_units(j, value, inverse_n, center, scale)
         if spread > 0.0:
             curvature_ready = move_units(j, scale[0, j] / spread, (scale[3, j] - mean) / spread,

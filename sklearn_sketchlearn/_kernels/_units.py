@@ -12,6 +12,19 @@ from ._jit import jit
 # per feature; any threshold keeps the learner free of the features' units.
 RESCALE_TOLERANCE = 0.25
 
+# A centred feature takes units only once this many examples have been seen:
+# the standard deviation of fewer is too noisy to divide by (from 2 examples it
+# is under a tenth of the truth one time in 12), and the early examples it
+# would blow up steer every later step. Measured over the defaults suite
+# (one pass, SON over the 8 sketches, 19 classification problems): mean
+# accuracy 0.872 from the first examples, 0.885 at 10, 0.882 at 30; Oja's
+# sketch, whose directions do not move with the units, 0.841, 0.889, 0.862.
+ENTRY_EXAMPLES = 10
+
+# A centred feature whose variance is below this fraction of its mean square
+# has shown no spread that rounding (of the sums of x and x^2) could not make.
+NO_SPREAD = 1e-10
+
 
 @jit
 def feature_units(j, value, inverse_n, center, scale):
@@ -27,10 +40,12 @@ def feature_units(j, value, inverse_n, center, scale):
     examples, a feature present in a fraction ``p`` of them would be fed as
     ``1 / sqrt(p)`` times its usual magnitude, and a rare word or hashed
     feature would take steps far larger than a common one (on a hashed text
-    stream, 0.32 progressive error against 0.12). The variance is floored by
-    the mean square over the count: the first examples give no spread yet
-    (the first gives none at all), and a constant feature must not divide
-    rounding errors.
+    stream, 0.32 progressive error against 0.12).
+
+    A centred feature enters (takes units, and is fed as 0 until then, which
+    is its centred value while it is constant) once ``ENTRY_EXAMPLES``
+    examples have been seen and it has shown a spread beyond rounding
+    (``NO_SPREAD``); both rules are free of the feature's units and offset.
     """
     if value != 0.0:
         scale[1, j] += value * value
@@ -40,8 +55,12 @@ def feature_units(j, value, inverse_n, center, scale):
         inverse_n = 1.0 / scale[7, j]
     mean = scale[2, j] * inverse_n if center else 0.0
     mean_square = scale[1, j] * inverse_n
-    variance = max(mean_square - mean * mean, mean_square * inverse_n)
+    variance = mean_square - mean * mean
     old_scale, old_mean = scale[0, j], scale[3, j]
+    if variance <= NO_SPREAD * mean_square or (center and inverse_n * ENTRY_EXAMPLES > 1.0):
+        if old_scale == 0.0:
+            return 0.0, 0.0  # not entered yet: fed as 0, its centred value so far
+        variance = max(variance, NO_SPREAD * mean_square)
     if old_scale == 0.0:
         set_units(j, np.sqrt(variance), mean, scale)
         return 0.0, 0.0

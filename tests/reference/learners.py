@@ -98,7 +98,8 @@ def newton_curvature(loss, p, y, max_step=8.0):
 class RunningUnits:
     """SON's ``feature_scaling="standardize"`` written from its definition: the
     running mean (with an intercept) and standard deviation of each feature,
-    the variance floored by the mean square over ``n``, and a move of a
+    which enters once 10 examples have been seen and it has varied (fed as 0
+    before, its centred value while constant), and a move of a
     feature's units when its scale changes by more than ``tolerance`` (25 %) or
     its mean by more than ``tolerance`` of the scale. Without ``center`` the
     scale is the root mean square of the feature's non-zero values.
@@ -123,12 +124,18 @@ class RunningUnits:
             if x[j] != 0:
                 self.sums[:, j] += (x[j] ** 2, x[j])
                 self.nonzeros[j] += 1
-            elif self.scale[j] == 0 or self.only_nonzero:
+            elif self.nonzeros[j] == 0 or self.only_nonzero:
                 continue
             n = self.n if self.center_on else self.nonzeros[j]
             mean = self.sums[1, j] / n if self.center_on else 0.0
             mean_square = self.sums[0, j] / n
-            spread = np.sqrt(max(mean_square - mean**2, mean_square / n))
+            variance = mean_square - mean**2
+            if variance <= 1e-10 * mean_square or (self.center_on and self.n < 10):
+                if self.scale[j] == 0:
+                    fed[j] = 0.0  # not entered: constant so far, or under 10 examples
+                    continue
+                variance = max(variance, 1e-10 * mean_square)
+            spread = np.sqrt(variance)
             if self.scale[j] == 0:
                 self.scale[j], self.center[j] = spread, mean
             elif (not 1 / (1 + self.tolerance) <= spread / self.scale[j] <= 1 + self.tolerance

@@ -4,7 +4,8 @@ data in other units)."""
 
 import numpy as np
 import pytest
-from sklearn.datasets import load_diabetes
+from sklearn.datasets import load_diabetes, load_digits
+from sklearn.preprocessing import StandardScaler
 
 from sklearn_sketchlearn import SketchedOnlineClassifier, SketchedOnlineRegressor
 from sklearn_sketchlearn.datasets import make_ill_conditioned_classification
@@ -97,3 +98,21 @@ def test_predict_is_the_predictor_the_stream_was_scored_with(bound):
         assert abs(expected) <= limit * (1 + 1e-12)
         clipped += abs(expected) >= limit * (1 - 1e-12)
     assert clipped >= 10  # the bound was exercised
+
+
+@pytest.mark.parametrize("sketch", SKETCHES)
+def test_default_labels_do_not_depend_on_standardizing(sketch):
+    # a user's StandardScaler shifts every feature as well as rescaling it:
+    # digits' mostly-blank pixels become nonzero constants that vary now and then
+    X, y = load_digits(return_X_y=True)
+    train, test = slice(0, 1200), slice(1200, None)
+    scaler = StandardScaler().fit(X[train])
+    decisions = {}
+    for name, Z in {"raw": X, "standardized": scaler.transform(X)}.items():
+        model = SketchedOnlineClassifier(sketch=sketch, random_state=0)
+        decisions[name] = stream(model, Z[train], y[train], np.arange(10)).decision_function(
+            Z[test])
+    assert np.mean(decisions["raw"].argmax(axis=1) == y[test]) > 0.75  # chance: 0.1
+    # the fed values are the same numbers in exact arithmetic: only rounding differs
+    np.testing.assert_allclose(decisions["standardized"], decisions["raw"], rtol=0,
+                               atol=1e-6 * np.abs(decisions["raw"]).max())
