@@ -60,7 +60,9 @@ class SketchedOnlineNewton(BaseUpdateRule):
       g_hat_s^T S^T (alpha I + S S^T)^{-1} S g_hat_s)`` before each update; RFD
       keeps its own ``alpha_0 + shrinkage / 2`` in place of ``M_t``; the exact
       sketch misses nothing and its ridge is ``alpha`` times the first
-      gradient's mean curvature.
+      gradient's mean curvature. Over Oja's sketch ``alpha_t`` is at least
+      half the least curvature held, ``t min Lambda / 2`` (a missed direction
+      holds no more, and a step through a smaller ridge overshoots).
 
     Parameters
     ----------

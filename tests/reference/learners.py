@@ -148,7 +148,7 @@ class RunningUnits:
 
 def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, power_t=0.5,
         fit_intercept=True, diagonal_scaling=False, epsilon=0.1, adaptive=False,
-        gauss_newton=False, standardize=False):
+        gauss_newton=False, standardize=False, oja_floor=True):
     """SON (Algorithm 1) with A = alpha_t I + S^T S solved densely.
 
     The papers' ridge is ``alpha_t = alpha + alpha0 (+ RFD's shift)``. With
@@ -157,7 +157,9 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
     |B|_F^2``, and for Oja, RP and no sketch the sum over steps of ``|g_hat|^2 -
     g_hat^T S^T (alpha_{t-1} I + S S^T)^{-1} S g_hat`` (the sketch before the
     step), divided by ``max(min(d, t) - m, 1)``; the exact sketch's ridge is
-    fixed by the first gradient. ``gauss_newton`` sketches ``sqrt(s l''(p)) x``.
+    fixed by the first gradient; over Oja's sketch (``oja_floor``) the ridge is
+    at least half the least curvature held, ``t min Lambda / 2``. ``gauss_newton``
+    sketches ``sqrt(s l''(p)) x``.
     ``standardize`` (True, or ``"scale"``: without centering, revisited on
     non-zeros) feeds :class:`RunningUnits`' units; at each move the weights
     become ``T^{-T} u``, every curvature vector ``T g`` (the sketch with them),
@@ -186,6 +188,8 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
         ridge = sketch.alpha0 + sketch_shift + alpha * total / D
         if not sketch.regularized:
             ridge += missed / max(min(D, n_sketched) - directions, 1)
+        if oja_floor and sketch.kind == "oja" and sketch.t > 0:  # half the least held
+            ridge = max(ridge, sketch.t * sketch.lam.min() / 2)
         return ridge
 
     for t in range(n):

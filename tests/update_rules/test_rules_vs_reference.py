@@ -160,6 +160,26 @@ def test_son_regression(data, loss, sketch):
                   epsilon=0.05)
 
 
+def test_son_oja_ridge_floor():
+    # a decaying spectrum: the curvature Oja's 2 directions miss is far from
+    # even, and the ridge's floor, half the least curvature held, is what binds
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((25, 7)) * 2.0 ** -np.arange(7)
+    y = X @ rng.standard_normal(7)
+    weights = np.ones(25)
+    sketch = OjaSketch(2, random_state=0)
+    model = SketchedOnlineRegressor(SketchedOnlineNewton(bound=None, feature_scaling=None),
+                                    sketch=sketch,
+                                    random_state=0)
+    options = dict(loss="squared_error", alpha=1e-3, bound=np.inf, sigma=1.0, adaptive=True,
+                   gauss_newton=True)
+    expected, predictions = son(X, y, weights, reference_sketch(sketch, 8), **options)
+    unfloored, _ = son(X, y, weights, reference_sketch(sketch, 8), oja_floor=False, **options)
+    assert np.abs(unfloored - expected).max() > 1e-3 * np.abs(expected).max()
+    check_against(model, X, y, weights, expected, predictions, LOSSES["squared_error"],
+                  sparse=False)
+
+
 @pytest.mark.parametrize("ridge", ["fixed", "adaptive"])
 @pytest.mark.parametrize("form", ["mirror", "dual"])
 @pytest.mark.parametrize("sketch", [name for name in SKETCHES if name != "none"])
