@@ -75,9 +75,9 @@ def regularizer_apply(kind, rows, eigenvalues, dense, factor, n_rows, n_sketched
 
 
 @jit
-def regularizer_min_eigenvalue(kind, rows, eigenvalues, dense, factor, n_rows, n_sketched, rho,
-                               within, class_sums, class_counts, total, mean):
-    """The smallest eigenvalue of ``R_hat``.
+def regularizer_eigenvalue_range(kind, rows, eigenvalues, dense, factor, n_rows, n_sketched,
+                                 rho, within, class_sums, class_counts, total, mean):
+    """The smallest and the largest eigenvalue of ``R_hat``.
 
     Off ``span{sketch rows, u, u_c}`` ``R_hat`` is ``within * rho / N`` times the
     identity, so only its restriction to that span (orthonormalised) needs an
@@ -114,10 +114,14 @@ def regularizer_min_eigenvalue(kind, rows, eigenvalues, dense, factor, n_rows, n
         for j in range(r):
             restricted[i, j] = dot(basis[j], image)
     restricted = 0.5 * (restricted + restricted.T)
-    smallest = np.linalg.eigvalsh(restricted)[0] if r > 0 else np.inf
+    smallest, largest = np.inf, -np.inf
+    if r > 0:
+        spectrum = np.linalg.eigvalsh(restricted)
+        smallest, largest = spectrum[0], spectrum[-1]
     if r < n_features:
         smallest = min(smallest, within * rho / total)
-    return smallest
+        largest = max(largest, within * rho / total)
+    return smallest, largest
 
 
 @jit(inline=True)
@@ -222,10 +226,13 @@ def sdrogd_pass(kind, chunk, state, params, decisions):
             axpy(1.0 / total, class_sums[c], mean)
         strength = lam
         if stabilize and kind != NO_SKETCH:
-            smallest = regularizer_min_eigenvalue(kind, rows, eigenvalues, dense, factor, n_rows,
-                                                  counts[0], rho, within, class_sums,
-                                                  class_counts, total, mean)
+            smallest, largest = regularizer_eigenvalue_range(
+                kind, rows, eigenvalues, dense, factor, n_rows, counts[0], rho, within,
+                class_sums, class_counts, total, mean)
             strength = max(lam, -smallest)
+            # a step through curvature L overshoots past 1 / L: cap it there
+            if strength + largest > 0.0:
+                step = min(step, 1.0 / (strength + largest))
         for k in range(n_outputs):
             regularizer[:] = 0.0
             if kind != NO_SKETCH:

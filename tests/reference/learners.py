@@ -453,7 +453,10 @@ def sdrogd(X, labels, sample_weight, sketch, *, n_classes, lam, within, batch_si
             R = within * (gram / N - np.outer(u, u)) - between
         strength = lam
         if stabilize and sketch is not None:
-            strength = max(lam, -np.linalg.eigvalsh(R)[0])
+            spectrum = np.linalg.eigvalsh(R)
+            strength = max(lam, -spectrum[0])
+            if strength + spectrum[-1] > 0:
+                step = min(step, 1 / (strength + spectrum[-1]))
         W = W - step * (strength * W + W @ R + batch / batch_size)
         batch[:] = 0
         in_batch = 0
