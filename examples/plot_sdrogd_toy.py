@@ -76,7 +76,8 @@ print(f"best SDROGD {max(sdrogd):.4f}, best Pegasos {max(pegasos):.4f}")
 # ``lambda = 0``. With ``lambda`` below the most negative eigenvalue of the
 # estimated ``R``, the objective is unbounded below; the paper allows it (its
 # Lemma 3) and so does ``stabilize=False``; the default ``stabilize=True``
-# raises ``lambda`` to that eigenvalue batch by batch instead.
+# raises ``lambda`` to that eigenvalue batch by batch instead (and caps the step
+# at the inverse of the largest curvature of the regularized objective).
 etas = np.linspace(0.0, 1.0, 6 if QUICK else 11)
 sizes = [max(1, int(f * d)) for f in ((0.01, 0.1, 0.3) if QUICK else (0.01, 0.1, 0.2, 0.3, 0.4,
                                                                        0.5))]
