@@ -45,7 +45,9 @@ class SketchedOnlineNewton(BaseUpdateRule):
     * ``feature_scaling='standardize'``: each feature is fed as ``(x_j -
       mean_j) / std_j`` by its running mean and standard deviation (the weights
       and the sketch move with every change of units, so the function learned
-      is unchanged); rescaling or shifting a feature changes nothing.
+      is unchanged); rescaling or shifting a feature changes nothing. A
+      feature enters once ten examples have been seen and it has varied
+      (before, it is fed as 0, its centred value while constant).
     * ``curvature='auto'``: the loss's own curvature, ``g_hat = sqrt(s l''(p))
       x`` (Gauss-Newton; with the squared loss and the exact sketch this is
       recursive least squares, whose steps scale with ``y``) for the squared,
