@@ -170,7 +170,7 @@ def update_pass(weights, x, x_coefficient, rows, n_rows, row_coefficients, row_s
 
 
 @jit
-def son_ridge(params, floats, n_features, n_directions, least_held):
+def son_ridge(params, floats, n_features, n_directions, kind, counts, eigenvalues):
     """The isotropic part ``alpha_t`` of ``A_t = alpha_t I + S^T S``.
 
     ``params = (offset, shrink_weight, relative, adaptive)``: the papers' fixed
@@ -183,13 +183,13 @@ def son_ridge(params, floats, n_features, n_directions, least_held):
     ``min(d, t) - m`` directions that can hold it (``t`` gradients span at most
     ``t`` directions, so early steps stay Newton-sized).
 
-    The adaptive ridge is at least half ``least_held``, the least curvature the
-    sketch holds along one of its directions (Oja's ``t min Lambda``, see
-    :func:`least_held_curvature`): a direction the sketch misses has no more
-    curvature than the least it holds, and a step through a ridge ``alpha``
-    along a curvature ``lambda`` overshoots the Newton step ``lambda / alpha``
-    times, so it is stable (for the squared loss) only while ``alpha >
-    lambda / 2``. RFD's ``shrinkage / 2`` is the same rule for FD.
+    The adaptive ridge is at least half the least curvature the sketch holds
+    along one of its directions (:func:`least_held_curvature`): a direction
+    the sketch misses has no more curvature than the least it holds, and a
+    step through a ridge ``alpha`` along a curvature ``lambda`` overshoots the
+    Newton step ``lambda / alpha`` times, so it is stable (for the squared
+    loss) only while ``alpha > lambda / 2``. RFD's ``shrinkage / 2`` is the
+    same rule for FD.
     """
     offset, shrink_weight, relative, adaptive = params
     ridge = offset + shrink_weight * floats[0]
@@ -197,7 +197,7 @@ def son_ridge(params, floats, n_features, n_directions, least_held):
         ridge += relative * floats[1] / n_features
         if shrink_weight == 0.0:
             ridge += floats[2] / max(min(float(n_features), floats[3]) - n_directions, 1.0)
-        ridge = max(ridge, 0.5 * least_held)
+        ridge = max(ridge, 0.5 * least_held_curvature(kind, counts, eigenvalues))
     return ridge
 
 
@@ -412,8 +412,7 @@ def son_pass(kind, chunk, state, params, decisions):
     slot_coefficients = np.zeros(capacity)
     r = np.zeros(capacity)
     curvature = np.zeros((n_features, n_features) if kind == EXACT and scaling >= 2 else (0, 0))
-    ridge = son_ridge(ridge_params, floats, n_features, n_directions,
-                      least_held_curvature(kind, counts, eigenvalues))
+    ridge = son_ridge(ridge_params, floats, n_features, n_directions, kind, counts, eigenvalues)
     nnz = 0
 
     for i in range(order.shape[0]):
@@ -446,8 +445,8 @@ def son_pass(kind, chunk, state, params, decisions):
         if sketch_moved and kind == FREQUENT_DIRECTIONS:
             fd_escaped_mass(gram, n_rows, floats)
         if scaling >= 2:  # the curvature totals may have moved with the units
-            ridge = son_ridge(ridge_params, floats, n_features, n_directions,
-                              least_held_curvature(kind, counts, eigenvalues))
+            ridge = son_ridge(ridge_params, floats, n_features, n_directions, kind, counts,
+                              eigenvalues)
         if sketch_moved:
             refresh_after_rescale(kind, n_rows, gram, factor, ridge, cholesky, dense,
                                   curvature, floats[6])
@@ -516,8 +515,8 @@ def son_pass(kind, chunk, state, params, decisions):
         if adaptive and floats[3] == 0.0:
             slope = 0.0  # no curvature seen yet: no scale for a step
         appended = -1
-        new_ridge = son_ridge(ridge_params, floats, n_features, n_directions,
-                              least_held_curvature(kind, counts, eigenvalues))
+        new_ridge = son_ridge(ridge_params, floats, n_features, n_directions, kind, counts,
+                              eigenvalues)
         if kind == EXACT:
             if c != 0.0:
                 solved[:] = c * x
@@ -550,8 +549,8 @@ def son_pass(kind, chunk, state, params, decisions):
             counts[0] = n_rows
             floats[0] += delta
             fd_escaped_mass(gram, n_rows, floats)
-            ridge = son_ridge(ridge_params, floats, n_features, n_directions,
-                              least_held_curvature(kind, counts, eigenvalues))
+            ridge = son_ridge(ridge_params, floats, n_features, n_directions, kind, counts,
+                              eigenvalues)
             cholesky[:] = 0.0
             for j in range(n_rows):
                 cholesky[j, j] = np.sqrt(ridge + gram[j, j])
@@ -618,8 +617,8 @@ def son_pass(kind, chunk, state, params, decisions):
         else:  # OJA, factored V = F Z: Z_new = Z + beta p x^T
             beta = oja_small_update(factor, gram, eigenvalues, counts, projected, c,
                                     squared_norm, oja_eta0, oja_constant)
-            ridge = son_ridge(ridge_params, floats, n_features, n_directions,
-                              least_held_curvature(kind, counts, eigenvalues))
+            ridge = son_ridge(ridge_params, floats, n_features, n_directions, kind, counts,
+                              eigenvalues)
             for j in range(n_rows):
                 row_shifts[j] = beta * projected[j]
                 projected[j] *= 1.0 + beta * squared_norm

@@ -55,10 +55,11 @@ class SDROGD(BaseUpdateRule):
         past which a gradient step overshoots along the regularizer's steepest
         direction (over a random projection, whose estimate of ``X^T X`` is
         noisy, the first steps did: 0.24 test accuracy on SON's problem at
-        kappa = 200 at the defaults, 0.87 with the cap; over the other sketches
-        the suite's scores moved by under 0.016). Measured: on the paper's a9a protocol the verbatim
-        update reaches 83.41 +- 0.27 % after one pass against 82.35 +- 0.57 %
-        stabilized (paper: 83.49 %), and on its toy problem 86.05 +- 0.63 %
+        kappa = 200 at the defaults, 0.87 with the cap; over the other
+        sketches the suite's scores moved by under 0.016). Measured: on the
+        paper's a9a protocol the verbatim update reaches 83.41 +- 0.27 % after
+        one pass against 82.35 +- 0.57 % stabilized (paper: 83.49 %), and on
+        its toy problem 86.05 +- 0.63 %
         against 86.15 +- 0.64 %; but where ``lambda_min(R)`` is far below
         ``-lambda`` it learns little or diverges (standardized digits at the
         defaults: 36 % one-pass accuracy against 83 % stabilized), so the

@@ -168,9 +168,8 @@ def test_son_oja_ridge_floor():
     y = X @ rng.standard_normal(7)
     weights = np.ones(25)
     sketch = OjaSketch(2, random_state=0)
-    model = SketchedOnlineRegressor(SketchedOnlineNewton(bound=None, feature_scaling=None),
-                                    sketch=sketch,
-                                    random_state=0)
+    rule = SketchedOnlineNewton(bound=None, feature_scaling=None)
+    model = SketchedOnlineRegressor(rule, sketch=sketch, random_state=0)
     options = dict(loss="squared_error", alpha=1e-3, bound=np.inf, sigma=1.0, adaptive=True,
                    gauss_newton=True)
     expected, predictions = son(X, y, weights, reference_sketch(sketch, 8), **options)
