@@ -501,8 +501,11 @@ def son_pass(kind, chunk, state, params, decisions):
         if c != 0.0:
             mass = c * c * squared_norm
             if kind == EXACT and adaptive and floats[3] == 0.0:
-                # nothing is missed: the ridge is set once, from the first gradient
-                floats[6] = ridge_params[0] + ridge_params[2] * mass / n_features
+                # nothing is missed: the ridge is set once, a prior worth alpha
+                # examples (a standardized feature has mean square 1; the first
+                # rows may hold only the intercept while the features enter)
+                unit = 1.0 if scaling >= 2 else squared_norm / n_features
+                floats[6] = ridge_params[0] + ridge_params[2] * c * c * unit
                 for j in range(n_features):
                     dense[j, j] = np.sqrt(floats[6])
             floats[1] += mass

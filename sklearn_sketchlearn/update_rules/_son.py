@@ -60,19 +60,32 @@ class SketchedOnlineNewton(BaseUpdateRule):
       sketch size): for FD the mass that escaped its shrinks, ``sum |g_hat|^2 -
       |S|_F^2``; for Oja, random projections and no sketch ``sum_s (|g_hat_s|^2 -
       g_hat_s^T S^T (alpha I + S S^T)^{-1} S g_hat_s)`` before each update; RFD
-      keeps its own ``alpha_0 + shrinkage / 2`` in place of ``M_t``; the exact
-      sketch misses nothing and its ridge is ``alpha`` times the first
-      gradient's mean curvature. Over Oja's sketch ``alpha_t`` is at least
-      half the least curvature held, ``t min Lambda / 2`` (a missed direction
-      holds no more, and a step through a smaller ridge overshoots).
+      keeps its own ``alpha_0 + shrinkage / 2`` in place of ``M_t``. Over Oja's
+      sketch ``alpha_t`` is at least half the least curvature held, ``t min
+      Lambda / 2`` (a missed direction holds no more, and a step through a
+      smaller ridge overshoots). The exact sketch misses nothing and keeps its
+      ridge for good (changing it would cost a fresh ``O(d^3)`` factorization):
+      a prior worth ``alpha`` examples, ``alpha_t = alpha c_1^2`` with ``c_1^2
+      = |g_hat_1|^2 / |x_1|^2`` the first curvature vector's weight per unit of
+      ``|x|^2`` (each fed feature has mean square 1 in standardized units; with
+      ``feature_scaling=None`` the first example's mean square ``|x_1|^2 / d``
+      stands in for it). A ridge far below one example's curvature lets the
+      first Newton steps fit single examples exactly (the start-up transient
+      of recursive least squares).
 
     Parameters
     ----------
-    alpha : float, default=1e-3
+    alpha : float or 'auto', default='auto'
         With ``ridge='adaptive'``, the ridge as a fraction of the mean curvature
-        per direction (a unit-free number); with ``ridge='fixed'``, the ridge
+        per direction (a unit-free number), or over the exact sketch as a prior
+        worth ``alpha`` examples (see above); with ``ridge='fixed'``, the ridge
         ``alpha`` of the papers (``1 / alpha`` is the step size; with an RFD
-        sketch the initial ridge ``alpha_0``). Values must be in the range
+        sketch the initial ridge ``alpha_0``). ``'auto'`` is ``1e-3`` of the
+        curvature seen over a sketch that misses some, one example's worth over
+        the exact sketch (chosen on ``benchmarks/defaults.py``'s suite: a
+        thousandth is the exact sketch's worst value there, and one example
+        matches the weight of the penalty of ``Ridge(alpha=1)`` on standardized
+        features), and ``1`` with ``ridge='fixed'``. Values must be in the range
         `(0.0, inf)`.
     ridge : {'adaptive', 'fixed'}, default='adaptive'
         How ``alpha_t`` is set (see above).
@@ -159,7 +172,7 @@ class SketchedOnlineNewton(BaseUpdateRule):
     """
 
     _parameter_constraints: dict = {
-        "alpha": [Interval(Real, 0.0, None, closed="neither")],
+        "alpha": [Interval(Real, 0.0, None, closed="neither"), StrOptions({"auto"})],
         "ridge": [StrOptions({"adaptive", "fixed"})],
         "bound": [Interval(Real, 0.0, None, closed="neither"), StrOptions({"auto"}), None],
         "curvature": [StrOptions({"auto", "gauss_newton", "gradient"})],
@@ -176,9 +189,12 @@ class SketchedOnlineNewton(BaseUpdateRule):
     _sketch_use = "optional"
     # 'auto' bound of a regressor: this many times the largest |y| learned.
     _TARGET_BOUND = 2.0
+    # 'auto' alpha: a fraction of the curvature seen (adaptive ridge), the prior's
+    # worth in examples (the exact sketch's), the ridge itself (a fixed one)
+    _AUTO_ALPHA = {"adaptive": 1e-3, "exact": 1.0, "fixed": 1.0}
 
     def __init__(
-        self, alpha=1e-3, *, ridge="adaptive", bound="auto", curvature="auto", sigma=1.0,
+        self, alpha="auto", *, ridge="adaptive", bound="auto", curvature="auto", sigma=1.0,
         eta0=0.0, power_t=0.5, feature_scaling="standardize",
     ):
         self.alpha = alpha
@@ -197,6 +213,11 @@ class SketchedOnlineNewton(BaseUpdateRule):
         if self.bound == "auto":
             self.bound_ = None
             self._target_bound = 0.0 if is_classifier else self._TARGET_BOUND
+        self.alpha_ = self.alpha
+        if self.alpha == "auto":
+            use = "exact" if self.ridge == "adaptive" and sketch is not None and (
+                sketch._kind == EXACT) else self.ridge
+            self.alpha_ = self._AUTO_ALPHA[use]
         self.curvature_ = self.curvature
         if self.curvature == "auto":
             self.curvature_ = "gauss_newton" if loss.has_curvature else "gradient"
@@ -222,8 +243,8 @@ class SketchedOnlineNewton(BaseUpdateRule):
         """``(offset, shrink_weight, relative, adaptive)`` of the kernels' ridge."""
         _, _, regularized, sketch_ridge = sketch_kernel_params(sketch)[:4]
         if self.ridge == "fixed":
-            return (self.alpha + sketch_ridge, 0.5 * regularized, 0.0, False)
-        return (sketch_ridge, 0.5 * regularized, float(self.alpha), True)
+            return (self.alpha_ + sketch_ridge, 0.5 * regularized, 0.0, False)
+        return (sketch_ridge, 0.5 * regularized, float(self.alpha_), True)
 
     def _allocate(self, sketch, n_features, loss, random_state, n_outputs):
         if sketch is None:

@@ -157,7 +157,8 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
     |B|_F^2``, and for Oja, RP and no sketch the sum over steps of ``|g_hat|^2 -
     g_hat^T S^T (alpha_{t-1} I + S S^T)^{-1} S g_hat`` (the sketch before the
     step), divided by ``max(min(d, t) - m, 1)``; the exact sketch's ridge is
-    fixed by the first gradient; over Oja's sketch (``oja_floor``) the ridge is
+    fixed by the first gradient ``c x``, ``alpha c^2`` (standardized) or ``alpha
+    c^2 |x|^2 / d``; over Oja's sketch (``oja_floor``) the ridge is
     at least half the least curvature held, ``t min Lambda / 2``. ``gauss_newton``
     sketches ``sqrt(s l''(p)) x``.
     ``standardize`` (True, or ``"scale"``: without centering, revisited on
@@ -234,7 +235,8 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
         mass = ghat @ ghat
         if adaptive and mass > 0:
             if sketch.kind == "exact" and exact_ridge is None:
-                exact_ridge = alpha * mass / D
+                # a prior worth alpha examples: standardized features have mean square 1
+                exact_ridge = alpha * (mass / (x @ x) if standardize else mass / D)
             if sketch.kind in ("none", "oja", "rp"):
                 captured = 0.0
                 if ridge > 0:

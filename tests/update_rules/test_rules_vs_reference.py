@@ -4,6 +4,7 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from sklearn.linear_model import Ridge
 from sklearn.utils import check_random_state
 
 from sklearn_sketchlearn import SketchedOnlineClassifier, SketchedOnlineRegressor
@@ -177,6 +178,24 @@ def test_son_oja_ridge_floor():
     assert np.abs(unfloored - expected).max() > 1e-3 * np.abs(expected).max()
     check_against(model, X, y, weights, expected, predictions, LOSSES["squared_error"],
                   sparse=False)
+
+
+def test_son_exact_default_ridge_is_ridge_regression():
+    # with the squared loss, SON over the exact sketch is recursive least squares:
+    # A = alpha_t I + sum 2 x x^T, so one pass ends at Ridge's solution for the
+    # penalty alpha_t / 2. alpha='auto' makes alpha_t a prior worth one example,
+    # 2 |x_1|^2 / d in raw units (feature_scaling=None).
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 6)) * np.array([1.0, 3.0, 0.1, 10.0, 1.0, 0.5])
+    y = X @ rng.standard_normal(6) + 0.1 * rng.standard_normal(60)
+    model = SketchedOnlineRegressor(SketchedOnlineNewton(bound=None, feature_scaling=None),
+                                    sketch="exact", fit_intercept=False, random_state=0)
+    model.partial_fit(X, y)
+    penalty = X[0] @ X[0] / X.shape[1]
+    expected = Ridge(alpha=penalty, fit_intercept=False).fit(X, y).coef_
+    np.testing.assert_allclose(model.coef_, expected, rtol=1e-9, atol=1e-12)
+    tiny_prior = Ridge(alpha=1e-3 * penalty, fit_intercept=False).fit(X, y).coef_
+    assert np.abs(tiny_prior - expected).max() > 1e-4 * np.abs(expected).max()
 
 
 @pytest.mark.parametrize("ridge", ["fixed", "adaptive"])
@@ -379,7 +398,8 @@ def test_son_standardized(data, sketch, fit_intercept, scaling, sparse):
     expected, predictions = son(
         X[:n], np.where(labels[:n] == 1, 1.0, -1.0), weights[:n],
         reference_sketch(SKETCHES[sketch], 5 + fit_intercept), loss="squared_hinge",
-        alpha=1e-3, bound=np.inf, sigma=1.0, fit_intercept=fit_intercept, adaptive=True,
+        alpha=1.0 if sketch == "exact" else 1e-3,  # alpha='auto': a prior of one example
+        bound=np.inf, sigma=1.0, fit_intercept=fit_intercept, adaptive=True,
         gauss_newton=True, standardize="scale" if sparse or scaling == "scale" else True,
     )
     check_against(model, X[:n], labels[:n], weights[:n], expected, predictions,
