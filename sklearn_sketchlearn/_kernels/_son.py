@@ -544,7 +544,10 @@ def son_pass(kind, chunk, state, params, decisions):
                                    c, factor, touched, form, slot_coefficients):
                     return i
                 delta, n_rows = fd_sparse_shrink(columns, gram, factor, sketch_weights,
-                                                 weights, form, touched, capacity, rank)
+                                                 weights, form, touched, capacity, rank,
+                                                 versions, maps, folds)
+                # a rewriting shrink changed every column lazily, the example's too
+                catch_up_example(cols, nnz, columns, weights, versions, maps, folds, form)
             else:
                 update_pass(weights, x, x_coefficient, rows, n_rows, row_coefficients,
                             row_shifts, n_rows, c)

@@ -35,8 +35,13 @@ TOUCHED = 3  # FD: the columns listed in ``touched`` (appended rows' non-zeros)
 REFRESHES = 4  # O(m^2 d) re-materialisations of Z on the sparse path, counted
 VERSION = 5  # Oja, RP: the changes of every column kept lazily (see push_change)
 
-# Lazy changes kept at most (then every column catches up: O(m^2 d)).
-MAX_VERSIONS = 32
+def max_versions(n_features, capacity):
+    """How many lazy changes of every column to keep before every column
+    catches up. Recording a change costs ``O(m^3)`` per change kept, and the
+    catch-up of every column ``O(m^2 d)``, so ``sqrt(d / m)`` (at least 32)
+    balances them, ``O(m^2 sqrt(m d))`` per change in all."""
+    return max(32, int(np.sqrt(n_features / max(capacity, 1))))
+
 
 # An FD shrink stays sparse while the new top factor's condition number (an
 # upper bound: |M|_F |M^-1|_F) is below this: rounding errors of Z reach the
@@ -372,7 +377,7 @@ def invert_small(matrix, n, inverse):
 
 @jit
 def fd_sparse_shrink(columns, gram, factor, sketch_weights, weights, form, touched, n_rows,
-                     rank):
+                     rank, versions, maps, folds):
     """FD's shrink on the sparse form, ``B = [F Z_top; G]`` with ``G`` the rows
     appended since the last shrink.
 
@@ -383,8 +388,10 @@ def fd_sparse_shrink(columns, gram, factor, sketch_weights, weights, form, touch
     per shrink, ``O(m s)`` per example. After an empty top (``F`` has no rows:
     the first shrink) the new top is ``C G`` itself, on the same columns.
     Otherwise (a shrink that keeps a different number of rows, or ``M`` with a
-    condition number over :data:`CONDITION_LIMIT`) every column is rewritten
-    to ``C B`` with ``F = I``: ``O(m^2 d)``, counted in ``form[REFRESHES]``.
+    condition number over :data:`CONDITION_LIMIT`) every column is to become
+    ``C [F, 0; 0, I] z_j`` with ``F = I``, a change of every column recorded
+    lazily (:func:`push_change`, ``O(m^3)``; a column catches up when an
+    example touches it), where applying it would cost ``O(m^2 d)``.
     ``w = w_bar + Z^T b`` is kept throughout. Returns ``(delta, n_kept)``.
     """
     n_features = columns.shape[0]
@@ -412,6 +419,8 @@ def fd_sparse_shrink(columns, gram, factor, sketch_weights, weights, form, touch
                 else:
                     for k in range(top):
                         step[i, r] += inverse[i, k] * coefficients[k, r]
+        # (the touched columns are up to date: they caught up when touched, and
+        # FD records a change of every column only here, after which none is)
         for t in range(form[TOUCHED]):
             j = touched[t]
             column = columns[j]
@@ -428,28 +437,19 @@ def fd_sparse_shrink(columns, gram, factor, sketch_weights, weights, form, touch
             for k in range(n_kept):
                 factor[i, k] = mixing[i, k] if top > 0 else (1.0 if i == k else 0.0)
     else:
-        # every column to C M z_j (M = [F, 0; 0, I]), w kept, in BLAS products
-        # (the buffer is full: its rows are all the slots)
-        transform = np.zeros((n_rows, n_kept))
-        for r in range(n_rows):
-            for i in range(n_kept):
+        # every column to C M z_j (M = [F, 0; 0, I]), lazily; w kept (b is folded)
+        rotation = np.zeros((n_rows, n_rows))
+        for i in range(n_kept):
+            for r in range(n_rows):
                 if r < top:
                     for a in range(top):
-                        transform[r, i] += coefficients[i, a] * factor[a, r]
+                        rotation[i, r] += coefficients[i, a] * factor[a, r]
                 else:
-                    transform[r, i] = coefficients[i, r]
-        weights += columns @ sketch_weights
-        if n_kept > 0:
-            kept = columns @ transform
-            weights -= kept @ np.ascontiguousarray(sketch_weights[:n_kept])
-            columns[:, :] = 0.0
-            columns[:, :n_kept] = kept
-        else:
-            columns[:, :] = 0.0
+                    rotation[i, r] = coefficients[i, r]
+        record_change(columns, weights, versions, maps, folds, form, rotation, sketch_weights)
         factor[:] = 0.0
         for i in range(n_kept):
             factor[i, i] = 1.0
-        form[REFRESHES] += 1
     sketch_weights[n_kept:n_rows] = 0.0  # those slots are empty again
     form[TOP] = n_kept
     form[TOUCHED] = 0

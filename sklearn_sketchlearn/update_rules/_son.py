@@ -10,11 +10,10 @@ from .._kernels._sketch_updates import (
     EXACT,
     FREQUENT_DIRECTIONS,
     NO_SKETCH,
-    OJA,
     RANDOM_PROJECTION,
 )
 from .._kernels._son import prediction_limit
-from .._kernels._son_sparse import MAX_VERSIONS, SCALING, SPARSE, sparse_weights
+from .._kernels._son_sparse import SCALING, SPARSE, max_versions, sparse_weights
 from ._base import BaseUpdateRule, empty_sketch_state, sketch_kernel_params
 
 
@@ -141,9 +140,10 @@ class SketchedOnlineNewton(BaseUpdateRule):
     sparse rank-one terms, so that an example with ``s`` non-zeros costs
     ``O(m s + m^2)`` whatever ``d``, with the same results as on the dense
     rows (to rounding). Oja's sketch and random projections stay sparse; a
-    Frequent Directions shrink stays sparse only while the sketch's top
-    directions keep a well-conditioned factor (see the user guide), else it
-    costs ``O(m^2 d)``. The exact sketch and centered units densify the rows.
+    Frequent Directions shrink stays sparse while the sketch's top directions
+    keep a well-conditioned factor, else it rewrites every column lazily, as
+    Oja's refreshes do (see the user guide). The exact sketch and centered
+    units densify the rows.
 
     With ``feature_scaling=None``, ``ridge='fixed'``, the exact sketch and a
     tiny ``alpha``, the predictions are invariant to any invertible linear map
@@ -284,11 +284,13 @@ class SketchedOnlineNewton(BaseUpdateRule):
         state["touched"] = np.zeros(n_features if is_fd else 0, dtype=np.int64)
         if is_fd:
             state["factor"] = np.zeros((capacity, capacity))
-        # Oja and RP: the changes of every column kept lazily, and each column's version
-        lazy = kind in (OJA, RANDOM_PROJECTION)
+        # the sparse form's changes of every column kept lazily (Oja's refreshes, RP's
+        # folds, FD's rewriting shrinks), and each column's version
+        lazy = kind != NO_SKETCH and kind != EXACT
         state["versions"] = np.zeros(n_features if lazy else 0, dtype=np.int64)
-        state["maps"] = np.zeros((MAX_VERSIONS if lazy else 0, capacity, capacity))
-        state["folds"] = np.zeros((MAX_VERSIONS if lazy else 0, capacity))
+        n_versions = max_versions(n_features, capacity) if lazy else 0
+        state["maps"] = np.zeros((n_versions, capacity, capacity))
+        state["folds"] = np.zeros((n_versions, capacity))
         return state
 
     def _auto_sketch(self, n_weights):

@@ -7,6 +7,7 @@ import pytest
 import scipy.sparse as sp
 
 from sklearn_sketchlearn import SketchedOnlineClassifier, SketchedOnlineRegressor
+from sklearn_sketchlearn._kernels._son_sparse import REFRESHES, VERSION
 from sklearn_sketchlearn.sketches import (
     FrequentDirections,
     OjaSketch,
@@ -136,3 +137,27 @@ def test_sparse_regression(stream, sketch):
               .partial_fit(rows, y, sample_weight=weights)
               for rows in (X, sp.csr_matrix(X))]
     assert_same_model(*models)
+
+
+def test_fd_rewrites_every_column_lazily():
+    # near-orthogonal sparse rows keep displacing the sketch's top directions,
+    # so most shrinks of the doubling buffer rewrite every column: each is kept
+    # as a lazy change, and a sweep over all d columns (form[REFRESHES]) comes
+    # only once the versions run out, with the dense model's result
+    rng = np.random.default_rng(5)
+    n, d, nnz = 600, 3000, 3
+    X = sp.csr_matrix((rng.standard_normal(n * nnz), rng.choice(d, (n, nnz)).ravel(),
+                       np.arange(0, n * nnz + 1, nnz)), shape=(n, d))
+    X.sum_duplicates()
+    labels = (X @ rng.standard_normal(d) > 0).astype(int)
+    rule = SketchedOnlineNewton(feature_scaling="scale")
+    sparse, dense = (
+        SketchedOnlineClassifier(rule, sketch=FrequentDirections(4, fast=True), random_state=0)
+        .partial_fit(rows, labels, classes=[0, 1]) for rows in (X, X.toarray()))
+    assert_same_model(dense, sparse)
+    form, n_versions = sparse._state["form"][0], sparse._state["maps"].shape[1]
+    assert n_versions == max(32, int(np.sqrt(d / 8)))
+    shrinks = (n - 8) // 5 + 1  # a buffer of 8 rows, 4 kept at each shrink
+    rewrites = form[REFRESHES] * n_versions + form[VERSION]
+    assert rewrites > shrinks / 2
+    assert form[REFRESHES] <= shrinks / n_versions
