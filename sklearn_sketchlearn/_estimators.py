@@ -317,7 +317,8 @@ class _BaseSketchedOnline(BaseEstimator):
                     if no_improvement >= self.n_iter_no_change:
                         break
         self.n_iter_ = epoch + 1
-        self._publish_coef()
+        # coef_ is computed from the state when next read (see _published_model)
+        self._published = None
 
     def _move_units(self, X, y, sample_weight):
         """Add a chunk to the running units and move every problem's state
@@ -373,28 +374,45 @@ class _BaseSketchedOnline(BaseEstimator):
     def _report_extra(self):
         return ""
 
-    def _publish_coef(self):
-        """Set ``coef_`` and ``intercept_`` from the state, in the original features,
-        and the bound each problem's predictor clips to."""
+    @property
+    def coef_(self):
+        return self._published_model()[0]
+
+    @property
+    def intercept_(self):
+        return self._published_model()[1]
+
+    def _published_model(self):
+        """``(coef_, intercept_, prediction limits)`` from the state, in the
+        original features, computed at the first use after learning: reading
+        the weights out of the state costs O(m d) (the sparse form's ``w =
+        w_bar + Z^T b``), which a stream of ``partial_fit`` calls should not pay
+        per call. :meth:`fit` computes them at once."""
+        published = self.__dict__.get("_published")
+        if published is not None:
+            return published
+        if "_state" not in self.__dict__:
+            raise AttributeError(f"{type(self).__name__!r} object is not fitted yet")
         states = [{key: value[k] for key, value in self._state.items()}
                   for k in range(self._state["weights"].shape[0])]
         coef = np.vstack([self.update_rule_._coef(state) for state in states])
         if self._units is not None:
             coef = _units.original_coef(coef, self._units, self.fit_intercept)
-        self._prediction_limits = np.array(
-            [self.update_rule_._prediction_limit(state) for state in states])
+        limits = np.array([self.update_rule_._prediction_limit(state) for state in states])
         if self.fit_intercept:
             coef, intercept = coef[:, :-1], coef[:, -1]
         else:
             intercept = np.zeros(coef.shape[0])
-        self._set_coef(np.ascontiguousarray(coef), intercept)
+        # one assignment, so that threads predicting at once see one model
+        self._published = (*self._shaped_coef(np.ascontiguousarray(coef), intercept), limits)
+        return self._published
 
     def _epsilon(self):
         return 0.0
 
     def _clip(self, predictions):
         """Predictions clipped to the rule's bound (SON's projection), if any."""
-        limits = self._prediction_limits
+        limits = self._published_model()[2]
         return np.clip(predictions, -limits, limits) if np.isfinite(limits).any() else predictions
 
     def _check_sample_weight(self, sample_weight, X):
@@ -628,6 +646,7 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
             rng = random_state if self.shuffle else None
             self._learn(X_checked, y_checked, sample_weight, class_weight,
                         n_epochs=self.max_iter, rng=rng)
+            self._published_model()  # fit leaves nothing for predict to compute
         return self
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -766,8 +785,8 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
     def _report_extra(self):
         return f", progressive error: {self.progressive_error_:.4f}"
 
-    def _set_coef(self, coef, intercept):
-        self.coef_, self.intercept_ = coef, intercept
+    def _shaped_coef(self, coef, intercept):
+        return coef, intercept
 
     def _check_proba(self):
         loss = self._loss_spec()
@@ -979,6 +998,7 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
             rng = random_state if self.shuffle else None
             self._learn(X_checked, np.asarray(y_checked, dtype=np.float64), sample_weight, None,
                         n_epochs=self.max_iter, rng=rng)
+            self._published_model()  # fit leaves nothing for predict to compute
         return self
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -1039,8 +1059,8 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
         losses = LOSSES[self._loss_name](decisions[0], targets, self.epsilon)
         return losses, np.zeros_like(losses)
 
-    def _set_coef(self, coef, intercept):
-        self.coef_, self.intercept_ = coef[0], intercept
+    def _shaped_coef(self, coef, intercept):
+        return coef[0], intercept
 
     def predict(self, X):
         """Predict with the linear model ``X @ coef_ + intercept_``, clipped to SON's bound.

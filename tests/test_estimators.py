@@ -173,6 +173,22 @@ def test_coef_shapes_and_joint_multiclass(stream):
         np.testing.assert_allclose(model.decision_function(X), X @ model.coef_.T + model.intercept_)
 
 
+def test_partial_fit_leaves_coef_to_its_first_use(stream):
+    # reading the weights out of the state costs O(m d) (the sparse form's
+    # w_bar + Z^T b): a stream of partial_fit calls does not pay it per call,
+    # and the first use computes what fit would have published
+    X, y = stream
+    streamed = SketchedOnlineClassifier(sketch="oja", random_state=0)
+    streamed.partial_fit(X, y, classes=np.unique(y))
+    assert streamed.__dict__["_published"] is None
+    decisions = streamed.decision_function(X)
+    state = {key: value[0] for key, value in streamed._state.items()}
+    weights = streamed.update_rule_._coef(state)
+    np.testing.assert_allclose(streamed.coef_[0], weights[:-1], rtol=1e-12)
+    np.testing.assert_allclose(decisions[:, 0], X @ weights[:-1] + weights[-1], rtol=1e-9,
+                               atol=1e-12)
+
+
 def test_predict_proba_only_for_log_loss(stream):
     X, y = stream
     assert not hasattr(make_model("son-fd").fit(X, y), "predict_proba")
