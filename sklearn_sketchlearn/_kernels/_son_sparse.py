@@ -33,7 +33,8 @@ SPARSE = 1  # 1 while the state is in the sparse form
 TOP = 2  # FD: the buffer rows kept at the last shrink, held as F Z_top
 TOUCHED = 3  # FD: the columns listed in ``touched`` (appended rows' non-zeros)
 REFRESHES = 4  # O(m^2 d) re-materialisations of Z on the sparse path, counted
-VERSION = 5  # Oja, RP: the changes of every column kept lazily (see push_change)
+VERSION = 5  # the changes of every column kept lazily (see push_change)
+
 
 def max_versions(n_features, capacity):
     """How many lazy changes of every column to keep before every column
