@@ -13,6 +13,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils.validation import check_is_fitted
 
 from sklearn_sketchlearn import SketchedOnlineClassifier, SketchedOnlineRegressor
+from sklearn_sketchlearn._kernels._son_sparse import REFRESHES
 from sklearn_sketchlearn.sketches import SKETCHES, OjaSketch
 from sklearn_sketchlearn.update_rules import (
     SDROGD,
@@ -186,6 +187,56 @@ def test_a_chunk_that_diverges_midway_changes_nothing(stream, rule_name, kind, s
     np.testing.assert_array_equal(model.coef_, untouched.coef_)
     assert model.t_ == untouched.t_ == X.shape[0] + 1
     assert model.progressive_loss_ == untouched.progressive_loss_
+
+
+def sparse_stream(n=400, d=300, nnz=4, seed=0):
+    """CSR rows of a few non-zeros each: SON keeps them in its sparse form."""
+    rng = np.random.default_rng(seed)
+    X = sp.csr_matrix((rng.standard_normal(n * nnz), rng.choice(d, (n, nnz)).ravel(),
+                       np.arange(0, n * nnz + 1, nnz)), shape=(n, d))
+    X.sum_duplicates()
+    return X, (X @ rng.standard_normal(d) > 0).astype(int)
+
+
+@pytest.mark.parametrize("sketch", ["fd", "fast_rfd", "oja", "rp", None])
+def test_a_csr_chunk_that_diverges_in_the_sparse_form_changes_nothing(sketch, monkeypatch):
+    # the sparse form saves only the features a call can change, not its whole state
+    X, y = sparse_stream()
+    monkeypatch.setattr(SketchedOnlineClassifier, "_BLOCK_SIZE", 4)  # blocks learned first
+    model = SketchedOnlineClassifier(SketchedOnlineNewton(feature_scaling=None), sketch=sketch,
+                                     random_state=0)
+    model.partial_fit(X[:200], y[:200], classes=[0, 1])
+    bad = sp.csr_matrix(blow_up(X[300:312].toarray(), first_row=6))
+    # (row-by-row FD records a change nearly every row: learn on to its next sweep)
+    begin = 200
+    while model.update_rule_._partial_snapshot(model._state, model.sketch_, bad) is None:
+        assert begin < 300
+        model.partial_fit(X[begin:begin + 1], y[begin:begin + 1])
+        begin += 1
+    before = pickle.dumps(model)
+    with pytest.raises(ValueError, match="diverged"):
+        model.partial_fit(bad, y[300:312])
+    assert pickle.dumps(model) == before
+
+
+def test_a_partial_snapshot_is_taken_only_where_no_sweep_can_come():
+    # a sweep over every column (the lazy changes running out) would change
+    # features a partial snapshot does not hold: it must come in calls that save
+    # everything. Row-by-row FD records a change at most every row.
+    X, y = sparse_stream(n=1200, d=2000, nnz=3)
+    model = SketchedOnlineClassifier(SketchedOnlineNewton(feature_scaling="scale"),
+                                     sketch="fd", random_state=0)
+    model.partial_fit(X[:10], y[:10], classes=[0, 1])
+    partial_calls, sweeps = 0, 0
+    for begin in range(10, X.shape[0], 10):
+        rows = X[begin:begin + 10]
+        partial = model.update_rule_._partial_snapshot(model._state, model.sketch_, rows)
+        refreshes = model._state["form"][0, REFRESHES]
+        model.partial_fit(rows, y[begin:begin + 10])
+        swept = model._state["form"][0, REFRESHES] > refreshes
+        assert not (swept and partial is not None)
+        partial_calls, sweeps = partial_calls + (partial is not None), sweeps + swept
+    assert sweeps >= 2 and partial_calls > 0.5 * (X.shape[0] // 10)
 
 
 def test_a_divergence_in_a_later_block_undoes_the_earlier_blocks(stream, monkeypatch):

@@ -122,3 +122,11 @@ class BaseUpdateRule(BaseEstimator):
     def _prediction_limit(self, state):
         """The bound on ``|prediction|`` the rule's predictor applies (inf: none)."""
         return np.inf
+
+    def _partial_snapshot(self, states, sketch, X):
+        """For the all-or-nothing of a ``partial_fit`` call on ``X``, a copy of
+        the state (``states``: every problem's arrays, stacked) that costs less
+        than copying every array, or None to copy them all. Returns ``(saved,
+        restore)``: ``saved`` is to be the state after a failed call once
+        ``restore()`` has run."""
+        return None

@@ -3,6 +3,7 @@
 from numbers import Real
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._kernels._pairings import partial_fit_kernel
@@ -10,10 +11,18 @@ from .._kernels._sketch_updates import (
     EXACT,
     FREQUENT_DIRECTIONS,
     NO_SKETCH,
+    OJA,
     RANDOM_PROJECTION,
 )
 from .._kernels._son import prediction_limit
-from .._kernels._son_sparse import SCALING, SPARSE, max_versions, sparse_weights
+from .._kernels._son_sparse import (
+    SCALING,
+    SPARSE,
+    TOUCHED,
+    VERSION,
+    max_versions,
+    sparse_weights,
+)
 from ._base import BaseUpdateRule, empty_sketch_state, sketch_kernel_params
 
 
@@ -328,6 +337,49 @@ class SketchedOnlineNewton(BaseUpdateRule):
         if states["form"][:, SPARSE].all():
             return ("weights", "rows", "scale", "touched", "versions")
         return ()
+
+    def _partial_snapshot(self, states, sketch, X):
+        # On CSR rows the sparse form changes a feature's entries (w_bar_j, Z_j,
+        # its units, its version) only where an example has it (the intercept
+        # too), and FD's shrink those of the rows appended since the last one
+        # (``touched``), unless every column catches up: that happens only
+        # when the lazy changes run out, which the call cannot reach if each
+        # example records at most ``per_row`` of them (Oja: a refresh and a
+        # fold; RP: a fold; FD: a shrink every ``capacity - rank + 1`` rows).
+        form = states["form"]
+        if not (sp.issparse(X) and X.format == "csr" and form[:, SPARSE].all()
+                and states["rows"].flags.c_contiguous):
+            return None
+        kind, rank = sketch_kernel_params(sketch)[:2]
+        n_rows, capacity = X.shape[0], states["rows"].shape[1]
+        records = {OJA: 2 * n_rows, RANDOM_PROJECTION: n_rows,
+                   FREQUENT_DIRECTIONS: n_rows // max(capacity - rank + 1, 1) + 1}
+        if form[:, VERSION].max() + records.get(kind, 0) > states["maps"].shape[1]:
+            return None
+        n_features = states["weights"].shape[1]
+        n_touched = form[:, TOUCHED].max()
+        features = np.unique(np.concatenate([
+            X.indices, states["touched"][:, :n_touched].ravel(), [n_features - 1]]))
+        if X.shape[1] > n_features or features[0] < 0 or features[-1] >= n_features:
+            return None  # input validation will refuse these rows
+        columns = states["rows"].reshape(form.shape[0], n_features, capacity)
+        by_feature = {"weights": states["weights"], "versions": states["versions"],
+                      "scale": states["scale"].swapaxes(1, 2), "rows": columns}
+        kept = {key: value[:, features] for key, value in by_feature.items()
+                if value.shape[1] == n_features}
+        # the list's entries the call can write: each example appends at most its
+        # non-zeros and the intercept, after the old ones or from 0 after a shrink
+        n_written = n_touched + X.indices.size + n_rows
+        touched = states["touched"][:, :n_written].copy()
+        saved = {key: value if key in by_feature or key == "touched" else value.copy()
+                 for key, value in states.items()}
+
+        def restore():
+            for key, values in kept.items():
+                by_feature[key][:, features] = values
+            states["touched"][:, :n_written] = touched
+
+        return saved, restore
 
     def _weights(self, state):
         weights = state["weights"]
