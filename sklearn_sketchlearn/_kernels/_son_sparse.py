@@ -438,15 +438,11 @@ def fd_sparse_shrink(columns, gram, factor, sketch_weights, weights, form, touch
             for k in range(n_kept):
                 factor[i, k] = mixing[i, k] if top > 0 else (1.0 if i == k else 0.0)
     else:
-        # every column to C M z_j (M = [F, 0; 0, I]), lazily; w kept (b is folded)
+        # every column to C M z_j (M = [F, 0; 0, I]: P F, then Q), lazily; w kept
+        # (b is folded)
         rotation = np.zeros((n_rows, n_rows))
-        for i in range(n_kept):
-            for r in range(n_rows):
-                if r < top:
-                    for a in range(top):
-                        rotation[i, r] += coefficients[i, a] * factor[a, r]
-                else:
-                    rotation[i, r] = coefficients[i, r]
+        rotation[:n_kept, :top] = mixing[:, :top]
+        rotation[:n_kept, top:] = coefficients[:n_kept, top:n_rows]
         record_change(columns, weights, versions, maps, folds, form, rotation, sketch_weights)
         factor[:] = 0.0
         for i in range(n_kept):

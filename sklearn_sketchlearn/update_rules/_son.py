@@ -343,9 +343,10 @@ class SketchedOnlineNewton(BaseUpdateRule):
         # its units, its version) only where an example has it (the intercept
         # too), and FD's shrink those of the rows appended since the last one
         # (``touched``), unless every column catches up: that happens only
-        # when the lazy changes run out, which the call cannot reach if each
-        # example records at most ``per_row`` of them (Oja: a refresh and a
-        # fold; RP: a fold; FD: a shrink every ``capacity - rank + 1`` rows).
+        # when the lazy changes run out, which the call cannot reach if the
+        # changes it can record (``records``: Oja a refresh and a fold per
+        # example, RP a fold, FD a shrink every ``capacity - rank + 1`` rows)
+        # fit in the versions left.
         form = states["form"]
         if not (sp.issparse(X) and X.format == "csr" and form[:, SPARSE].all()
                 and states["rows"].flags.c_contiguous):
