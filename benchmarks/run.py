@@ -28,6 +28,7 @@ import tempfile
 import time
 import tracemalloc
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 
@@ -35,6 +36,7 @@ import numpy as np
 import scipy.sparse as sp
 import sklearn
 from sklearn.base import clone
+from sklearn.datasets import load_svmlight_file
 
 import sklearn_sketchlearn
 from sklearn_sketchlearn import SketchedOnlineClassifier
@@ -309,6 +311,66 @@ def sparse_section(config, log):
     return lines
 
 
+@contextmanager
+def sparse_form_from(factor):
+    """SON's CSR rows take the sparse form where ``d >= factor (m + s)``."""
+    default = SketchedOnlineNewton._SPARSE_FORM_FROM
+    SketchedOnlineNewton._SPARSE_FORM_FROM = factor
+    try:
+        yield
+    finally:
+        SketchedOnlineNewton._SPARSE_FORM_FROM = default
+
+
+def a9a_rows():
+    """a9a's training file, CSR (``../shared/datasets`` or ``SKETCHLEARN_DATASETS``), or None."""
+    default = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+    path = Path(os.environ.get("SKETCHLEARN_DATASETS", default)) / "a9a" / "a9a.gz"
+    if not path.exists():
+        return None
+    X, y = load_svmlight_file(str(path))
+    return X.tocsr(), (y > 0).astype(np.int64)
+
+
+def form_section(config, log):
+    """CSR rows at small d: SON's sparse form against its dense form on the
+    same rows (the estimator picks the sparse form where ``d >= 8 (m + s)``),
+    and a9a (s = 14, d = 123) streamed as CSR against the same rows dense."""
+    n, m, nnz = config["sparse_rows"], 10, config["form_nnz"]
+    learners = {name: pairing for name, pairing in sparse_learners(m).items()
+                if name in ("SON fast_fd", "SON oja", "SON rp", "SON m=0")}
+    # feature_scaling='scale': what CSR rows of sparse data learn with in either form
+    scaled = {name: (clone(rule).set_params(feature_scaling="scale"), sketch)
+              for name, (rule, sketch) in learners.items()}
+    lines = [f"n={n} rows, m={m}, s={nnz}: us per example streamed in calls of {CALL_ROWS} "
+             "rows, CSR rows in the sparse form / in the dense form (ratio)",
+             f"{'learner':16s}" + "".join(f" {'d=' + str(d):>20s}" for d in config["form_dims"])]
+    for name, (rule, sketch) in scaled.items():
+        cells = []
+        for d in config["form_dims"]:
+            X, y = sparse_problem(n, d, nnz)
+            make = partial(classifier, rule, sketch)
+            times = []
+            for factor in (0.0, np.inf):
+                with sparse_form_from(factor):
+                    times.append(streaming_cost(make, X, y, config["repeats"])[0])
+            cells.append(f"{times[0] * 1e6:.2f}/{times[1] * 1e6:.2f} ({quotient(*times)})")
+            log(f"  forms d={d:<6d} {name:16s} {cells[-1]}")
+        lines.append(f"{name:16s}" + "".join(f" {cell:>20s}" for cell in cells))
+    a9a = a9a_rows()
+    if a9a is None:
+        return lines + ["", "a9a: not found (../shared/datasets)"]
+    X, y = a9a[0][:n], a9a[1][:n]
+    lines += ["", f"a9a, first {X.shape[0]} rows (d = {X.shape[1]}, s = "
+              f"{X.nnz / X.shape[0]:.1f}): us per example streamed, CSR / dense (ratio)"]
+    for name, (rule, sketch) in scaled.items():
+        make = partial(classifier, rule, sketch)
+        csr, dense = (streaming_cost(make, rows, y, config["repeats"])[0]
+                      for rows in (X, X.toarray()))
+        lines.append(f"{name:16s} {csr * 1e6:.2f}/{dense * 1e6:.2f} ({quotient(csr, dense)})")
+    return lines
+
+
 def in_chunks(make, X, y, size=100):
     """Train a fresh model by partial_fit over consecutive chunks of ``size`` rows."""
     model = make()
@@ -456,6 +518,7 @@ CONFIGS = {
                                                                      1000: 8_000, 5000: 2_000},
         "repeats": 3, "budget": 0.25, "vw": True, "sparse_rows": 20_000,
         "sparse_dims": [10_000, 100_000, 1_000_000], "sparse_nnz": [10, 50, 200],
+        "form_dims": [60, 120, 250, 500, 1000], "form_nnz": 14,
         "threads": (4_000, 1000), "memory_d": 500, "memory_rows": [16_384, 65_536],
         "learners": None,
     },
@@ -463,7 +526,7 @@ CONFIGS = {
         "dims": [40, 80], "sizes": [5], "taus": [3, 6], "rows": {40: 400, 80: 400},
         "vw_rows": {40: 400, 80: 400},
         "repeats": 1, "budget": 0.01, "vw": True, "sparse_rows": 400,
-        "sparse_dims": [500, 5_000], "sparse_nnz": [5],
+        "sparse_dims": [500, 5_000], "sparse_nnz": [5], "form_dims": [40, 400], "form_nnz": 5,
         "threads": (300, 40), "memory_d": 40, "memory_rows": [256, 1024],
         "learners": None,
     },
@@ -503,6 +566,7 @@ def main(argv=None):
         sections["ADA-FFD against tau"] = tau_section(config, log)
     if not args.dense_only:
         sections["Sparse input"] = sparse_section(config, log)
+        sections["Sparse input at small d: the two forms"] = form_section(config, log)
     if not (args.sparse_only or args.dense_only):
         sections["Chunked partial_fit"] = chunking_section(config)
         sections["One-vs-rest in threads"] = threads_section(config)

@@ -189,7 +189,7 @@ def test_a_chunk_that_diverges_midway_changes_nothing(stream, rule_name, kind, s
     assert model.progressive_loss_ == untouched.progressive_loss_
 
 
-def sparse_stream(n=400, d=300, nnz=4, seed=0):
+def sparse_stream(n=400, d=1000, nnz=4, seed=0):
     """CSR rows of a few non-zeros each: SON keeps them in its sparse form."""
     rng = np.random.default_rng(seed)
     X = sp.csr_matrix((rng.standard_normal(n * nnz), rng.choice(d, (n, nnz)).ravel(),

@@ -360,9 +360,10 @@ def son_pass(kind, chunk, state, params, decisions):
     params : tuple
         ``(rank, ridge_params, loss_code, epsilon, bound, target_bound,
         sigma, gauss_newton, eta0, power_t, oja_eta0, oja_constant,
-        fit_intercept, scaling, t_start)``; see :func:`son_ridge` for
-        ``ridge_params``. ``target_bound > 0`` bounds predictions by
+        fit_intercept, scaling, t_start, sparse_form)``; see :func:`son_ridge`
+        for ``ridge_params``. ``target_bound > 0`` bounds predictions by
         ``target_bound`` times the largest ``|y|`` learned so far.
+        ``sparse_form`` lets CSR rows take the sparse form.
     decisions : ndarray of shape (n_samples,)
         Filled with each example's prediction before it is learned.
 
@@ -383,12 +384,12 @@ def son_pass(kind, chunk, state, params, decisions):
     (weights, rows, gram, cholesky, eigenvalues, dense, factor, counts, floats, scale,
      sketch_weights, form, touched, versions, maps, folds) = state
     (rank, ridge_params, loss_code, epsilon, bound, target_bound, sigma, gauss_newton,
-     eta0, power_t, oja_eta0, oja_constant, fit_intercept, scaling, t_start) = params
+     eta0, power_t, oja_eta0, oja_constant, fit_intercept, scaling, t_start, sparse_form) = params
     adaptive = ridge_params[3]
 
     n_features = weights.shape[0]
     capacity = rows.shape[0]
-    sparse = is_sparse and kind != EXACT and scaling != 2
+    sparse = is_sparse and sparse_form and kind != EXACT and scaling != 2
     if sparse and form[SPARSE] == 0:
         enter_sparse_form(kind, rows, counts[0], sketch_weights, form, touched, versions,
                           floats)

@@ -201,6 +201,13 @@ class SketchedOnlineNewton(BaseUpdateRule):
     # 'auto' alpha: a fraction of the curvature seen (adaptive ridge), the prior's
     # worth in examples (the exact sketch's), the ridge itself (a fixed one)
     _AUTO_ALPHA = {"adaptive": 1e-3, "exact": 1.0, "fixed": 1.0}
+    # CSR rows take the sparse form, O(k^2 + k s) an example, where the weights
+    # number at least this many times k + s (k: the rows the sketch keeps, m or
+    # fast FD's 2m; s: the chunk's mean non-zeros a row); below, the dense
+    # form's O(k d), with smaller constants, is faster. Measured
+    # (benchmarks/run.py --sparse-only, s = 14, m = 10): the forms cost the same
+    # at d ~ 200 (Oja, random projections), ~ 500 (fast FD) and ~ 300 (no sketch)
+    _SPARSE_FORM_FROM = 16.0
 
     def __init__(
         self, alpha="auto", *, ridge="adaptive", bound="auto", curvature="auto", sigma=1.0,
@@ -321,7 +328,7 @@ class SketchedOnlineNewton(BaseUpdateRule):
             np.inf if self.bound_ is None else float(self.bound_), self._target_bound,
             self.sigma_, self.curvature_ == "gauss_newton", float(self.eta0),
             float(self.power_t), oja_eta0, oja_constant, settings.fit_intercept, scaling,
-            settings.t_start,
+            settings.t_start, self._sparse_form(chunk, state),
         )
         arrays = (
             state["weights"], state["rows"], state["gram"], state["cholesky"],
@@ -330,6 +337,15 @@ class SketchedOnlineNewton(BaseUpdateRule):
             state["versions"], state["maps"], state["folds"],
         )
         return partial_fit_kernel("son", kind)(chunk, arrays, params, decisions)
+
+    def _sparse_form(self, chunk, state):
+        """Whether the chunk's CSR rows (if it has any) take the sparse form."""
+        data, indptr, is_sparse = chunk[1], chunk[3], chunk[4]
+        if not is_sparse:
+            return False
+        n_weights, capacity = state["weights"].shape[0], state["rows"].shape[0]
+        mean_nnz = data.size / max(indptr.size - 1, 1)
+        return n_weights >= self._SPARSE_FORM_FROM * (capacity + mean_nnz)
 
     def _kernel_checks(self, states):
         # in the sparse form the kernel checks every value it writes into the

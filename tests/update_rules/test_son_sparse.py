@@ -25,6 +25,18 @@ SKETCHES = {
     "fast_rfd": RegularizedFrequentDirections(4, fast=True),
 }
 
+# the estimator's rule for the form of CSR rows (see test_csr_rows_take_the_form_...)
+SPARSE_FORM_FROM = SketchedOnlineNewton._SPARSE_FORM_FROM
+
+
+@pytest.fixture(autouse=True)
+def sparse_form_always(monkeypatch):
+    """These streams are small (d = 40), where CSR rows would take the dense
+    form, which is faster there: the sparse form is forced, so that it is the
+    form tested."""
+    monkeypatch.setattr(SketchedOnlineNewton, "_SPARSE_FORM_FROM", 0.0)
+
+
 # loss, rule parameters, fit_intercept, sample weights
 SETTINGS = {
     "defaults": ("squared_hinge", {}, True, False),
@@ -137,6 +149,29 @@ def test_sparse_regression(stream, sketch):
               .partial_fit(rows, y, sample_weight=weights)
               for rows in (X, sp.csr_matrix(X))]
     assert_same_model(*models)
+
+
+@pytest.mark.parametrize("sketch", ["none", "oja", "fast_fd"])
+def test_csr_rows_take_the_form_that_costs_less(sketch, monkeypatch):
+    # the sparse form costs O(k^2 + k s) an example, the dense form O(k d) with
+    # smaller constants (k the rows the sketch keeps: m, 2m in fast FD's
+    # buffer): CSR rows take the sparse form where d >= 16 (k + s)
+    monkeypatch.setattr(SketchedOnlineNewton, "_SPARSE_FORM_FROM", SPARSE_FORM_FROM)
+    kept = {"none": 0, "oja": 4, "fast_fd": 8}[sketch]
+    rng = np.random.default_rng(2)
+    forms = []
+    for d, nnz in ((40, 5), (400, 5), (400, 40)):
+        X = sp.random(80, d, density=nnz / d, format="csr", random_state=rng,
+                      data_rvs=rng.standard_normal)
+        labels = (X @ rng.standard_normal(d) > 0).astype(int)
+        models = [SketchedOnlineClassifier(SketchedOnlineNewton(feature_scaling="scale"),
+                                           sketch=SKETCHES[sketch], random_state=0)
+                  .partial_fit(rows, labels, classes=[0, 1]) for rows in (X, X.toarray())]
+        assert models[0]._state["rows"].shape[1] == kept
+        forms.append(models[0]._state["form"][0, 1])
+        assert forms[-1] == (d + 1 >= 16 * (kept + X.nnz / X.shape[0]))
+        assert_same_model(*models)
+    assert forms == [0, 1, 0]
 
 
 def test_fd_rewrites_every_column_lazily():
