@@ -223,7 +223,7 @@ def standardize_example(x, raw, scale, floats, weights, scaling, center, rows, n
     feature by its running mean (when ``center``: the intercept is the last
     feature) and standard deviation over the ``n_seen = floats[5]`` examples
     so far (in use: ``scale[3]`` and ``scale[0]``, whose inverse is ``scale[6]``;
-    sums of ``x`` and ``x^2``: ``scale[2]`` and ``scale[1]``), as a
+    the statistics: :func:`feature_units`), as a
     StandardScaler would: in such units every feature has the same mean
     square, which is what an isotropic ridge assumes, and the learner sees the
     same numbers whatever the units of each feature. ``scaling`` 3 is 2

@@ -21,41 +21,57 @@ RESCALE_TOLERANCE = 0.25
 # sketch, whose directions do not move with the units, 0.841, 0.889, 0.862.
 ENTRY_EXAMPLES = 10
 
-# A centred feature whose variance is below this fraction of its mean square
-# has shown no spread that rounding (of the sums of x and x^2) could not make.
-NO_SPREAD = 1e-10
+# A feature whose variance is below this fraction of its mean square (a spread
+# under 1e-12 of its magnitude) has shown no spread beyond rounding. The
+# centred statistics are updated by Welford's recurrence, exact to rounding
+# relative to the spread (sums of x and x^2 lose it to cancellation once the
+# spread is below ~1e-5 of the offset: a timestamp's seconds over an hour).
+NO_SPREAD = 1e-24
 
 
 @jit
 def feature_units(j, value, inverse_n, center, scale):
-    """Count ``value`` in feature ``j``'s sums (``scale[1]``, ``scale[2]``, and
-    its non-zeros ``scale[7]``) and return its new ``(scale, mean)`` when its
-    units in use (``scale[0]``, ``scale[3]``) must move, else ``(0.0, 0.0)``.
-    A feature met for the first time takes its units here (no move: nothing
-    was learned in them).
+    """Count ``value`` in feature ``j``'s statistics and return its new
+    ``(scale, mean)`` when its units in use (``scale[0]``, ``scale[3]``) must
+    move, else ``(0.0, 0.0)``. A feature met for the first time takes its
+    units here (no move: nothing was learned in them).
 
     Centred units are the mean and standard deviation over the ``1 /
-    inverse_n`` examples seen. Units without centring are the root mean square
-    of the feature's non-zero values, its magnitude where it occurs: over all
-    examples, a feature present in a fraction ``p`` of them would be fed as
-    ``1 / sqrt(p)`` times its usual magnitude, and a rare word or hashed
+    inverse_n`` examples seen, kept as the running mean (``scale[2]``) and
+    sum of squared deviations (``scale[1]``) by Welford's recurrence, the
+    zeros before the feature's first non-zero counted at once. Units without
+    centring are the root mean square of the feature's non-zero values
+    (``scale[1]`` their sum of squares), its magnitude where it occurs: over
+    all examples, a feature present in a fraction ``p`` of them would be fed
+    as ``1 / sqrt(p)`` times its usual magnitude, and a rare word or hashed
     feature would take steps far larger than a common one (on a hashed text
-    stream, 0.32 progressive error against 0.12).
+    stream, 0.32 progressive error against 0.12). ``scale[7]`` counts the
+    non-zeros.
 
     A centred feature enters (takes units, and is fed as 0 until then, which
     is its centred value while it is constant) once ``ENTRY_EXAMPLES``
     examples have been seen and it has shown a spread beyond rounding
     (``NO_SPREAD``); both rules are free of the feature's units and offset.
     """
-    if value != 0.0:
-        scale[1, j] += value * value
-        scale[2, j] += value
-        scale[7, j] += 1.0
-    if not center:
-        inverse_n = 1.0 / scale[7, j]
-    mean = scale[2, j] * inverse_n if center else 0.0
-    mean_square = scale[1, j] * inverse_n
-    variance = mean_square - mean * mean
+    if center:
+        if scale[7, j] == 0.0:  # the first non-zero, after n - 1 zeros
+            scale[2, j] = value * inverse_n
+            scale[1, j] = value * value * (1.0 - inverse_n)
+        else:
+            delta = value - scale[2, j]
+            scale[2, j] += delta * inverse_n
+            scale[1, j] += delta * (value - scale[2, j])
+        mean = scale[2, j]
+        variance = scale[1, j] * inverse_n
+        mean_square = variance + mean * mean
+        if value != 0.0:
+            scale[7, j] += 1.0
+    else:
+        if value != 0.0:
+            scale[1, j] += value * value
+            scale[7, j] += 1.0
+        mean = 0.0
+        mean_square = variance = scale[1, j] / scale[7, j]
     old_scale, old_mean = scale[0, j], scale[3, j]
     if variance <= NO_SPREAD * mean_square or (center and inverse_n * ENTRY_EXAMPLES > 1.0):
         if old_scale == 0.0:

@@ -284,7 +284,8 @@ class SketchedOnlineNewton(BaseUpdateRule):
         floats[0] = state["floats"][0]
         state["floats"] = floats
         state["weights"] = np.zeros(n_features)
-        # the scale in use (or AdaGrad's sums), the sums of x^2 and x, the center in
+        # the scale in use (or AdaGrad's sums), the sum of squared deviations (or of
+        # squares) and the running mean (_kernels._units.feature_units), the center in
         # use, the diagonal of sum g_hat g_hat^T and its column at the intercept,
         # the inverse of the scale, the count of non-zeros
         state["scale"] = np.zeros((8, 0 if self.feature_scaling is None else n_features))

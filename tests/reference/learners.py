@@ -110,7 +110,7 @@ class RunningUnits:
         self.n_features = D - 1 if center else D
         self.center_on = center
         self.only_nonzero = only_nonzero
-        self.sums = np.zeros((2, D))
+        self.seen = []  # every example's x: the statistics are computed from them
         self.nonzeros = np.zeros(D)
         self.scale, self.center = np.zeros(D), np.zeros(D)
         self.tolerance, self.n = tolerance, 0
@@ -119,22 +119,25 @@ class RunningUnits:
         """Count ``x``; return the moves ``(j, f, c)``, ``x'_j = f x_j + c``, and ``x``
         in the (new) units."""
         self.n += 1
+        self.seen.append(x.copy())
         moves, fed = [], x.copy()
         for j in range(self.n_features):
             if x[j] != 0:
-                self.sums[:, j] += (x[j] ** 2, x[j])
                 self.nonzeros[j] += 1
             elif self.nonzeros[j] == 0 or self.only_nonzero:
                 continue
-            n = self.n if self.center_on else self.nonzeros[j]
-            mean = self.sums[1, j] / n if self.center_on else 0.0
-            mean_square = self.sums[0, j] / n
-            variance = mean_square - mean**2
-            if variance <= 1e-10 * mean_square or (self.center_on and self.n < 10):
+            column = np.array([seen[j] for seen in self.seen])
+            if self.center_on:  # over every example, two passes
+                mean = column.mean()
+                variance = np.mean((column - mean) ** 2)
+            else:  # the mean square of the non-zeros
+                mean, variance = 0.0, np.mean(column[column != 0] ** 2)
+            mean_square = variance + mean**2
+            if variance <= 1e-24 * mean_square or (self.center_on and self.n < 10):
                 if self.scale[j] == 0:
                     fed[j] = 0.0  # not entered: constant so far, or under 10 examples
                     continue
-                variance = max(variance, 1e-10 * mean_square)
+                variance = max(variance, 1e-24 * mean_square)
             spread = np.sqrt(variance)
             if self.scale[j] == 0:
                 self.scale[j], self.center[j] = spread, mean

@@ -32,14 +32,19 @@ def stream(model, X, y, classes):
 @pytest.mark.parametrize("sketch", SKETCHES)
 def test_default_labels_do_not_depend_on_feature_units(problem, sketch):
     X, y, factors = problem
+    # offsets of a million spreads, as a timestamp's seconds over a few days
+    # have: sums of x and x^2 lose such a spread to cancellation
+    offsets = 1e6 * factors * X.std(axis=0) * np.where(np.arange(X.shape[1]) % 2, 1.0, -1.0)
     train, test = slice(0, 2000), slice(2000, None)
     labels = {}
-    for name, Z in {"original": X, "rescaled": X * factors}.items():
+    for name, Z in {"original": X, "rescaled": X * factors,
+                    "rescaled and offset": X * factors + offsets}.items():
         model = SketchedOnlineClassifier(sketch=sketch, random_state=0)
         labels[name] = stream(model, Z[train], y[train], [-1, 1]).predict(Z[test])
     accuracy = np.mean(labels["original"] == y[test])
     assert accuracy > 0.8  # it learned: agreement below is not agreement on noise
     assert np.mean(labels["rescaled"] == labels["original"]) >= 0.99
+    assert np.mean(labels["rescaled and offset"] == labels["original"]) >= 0.99
 
 
 def test_papers_son_does_depend_on_feature_units(problem):
