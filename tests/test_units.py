@@ -202,6 +202,23 @@ def test_regression_predictions_scale_with_targets(rule, sketch):
     assert np.corrcoef(predictions[0], y[300:])[0, 1] > 0.5  # it learned
 
 
+@pytest.mark.parametrize(("rule", "sketch"), [("son", "exact"), ("son", "oja"), ("son", None),
+                                              ("ada_fd", "fast_fd"), ("ogd", None),
+                                              ("adagrad", None)])
+def test_regression_predictions_shift_with_targets(rule, sketch):
+    # every rule shrinks its weights towards 0, the intercept's too: the targets
+    # are learned minus the first one, so a shift of y shifts the
+    # predictions (before, y + 1e5 took SON over the exact sketch to R^2 -28)
+    X, y = load_diabetes(return_X_y=True)
+    predictions = [
+        stream(SketchedOnlineRegressor(rule, sketch=sketch, random_state=0), X[:300],
+               y[:300] + offset).predict(X[300:]) - offset
+        for offset in (0.0, 1e6)]
+    np.testing.assert_allclose(predictions[1], predictions[0], rtol=0,
+                               atol=1e-6 * np.abs(y).max())
+    assert np.corrcoef(predictions[0], y[300:])[0, 1] > 0.5  # it learned
+
+
 def test_sparse_streams_are_scaled_but_not_centred(problem):
     X, y, factors, _ = problem
     X = np.where(np.abs(X) > X.std(axis=0), X * factors, 0.0)  # a third of the entries stored

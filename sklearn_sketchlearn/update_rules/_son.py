@@ -101,8 +101,10 @@ class SketchedOnlineNewton(BaseUpdateRule):
         The prediction bound ``C`` of the projection step; ``None`` disables
         the projection. ``'auto'`` leaves classification margins (and so
         probabilities) free, and bounds a regressor's predictions by twice the
-        largest ``|y|`` learned so far. The SON and RFD experiments use ``1``
-        for classification. Values must be in the range `(0.0, inf)`.
+        largest ``|y - y_1|`` learned so far: a regressor learns its targets
+        less the first one ``y_1`` (see its ``fit_intercept``), and every
+        bound holds around it, ``|prediction - y_1| <= C``. The SON and RFD experiments use
+        ``1`` for classification. Values must be in the range `(0.0, inf)`.
     curvature : {'auto', 'gauss_newton', 'gradient'}, default='auto'
         What the sketch accumulates (see above).
     sigma : float or 'auto', default=1.0
@@ -196,7 +198,7 @@ class SketchedOnlineNewton(BaseUpdateRule):
     # and it misses no curvature
     _EXACT_UP_TO = 64
     _sketch_use = "optional"
-    # 'auto' bound of a regressor: this many times the largest |y| learned.
+    # 'auto' bound of a regressor: this many times the largest |y - y_1| learned.
     _TARGET_BOUND = 2.0
     # 'auto' alpha: a fraction of the curvature seen (adaptive ridge), the prior's
     # worth in examples (the exact sketch's), the ridge itself (a fixed one)
