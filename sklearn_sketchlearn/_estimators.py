@@ -227,11 +227,12 @@ class _BaseSketchedOnline(BaseEstimator):
         except np.linalg.LinAlgError as error:  # an eigensolver met an overflow
             return 0, str(error)
 
-    def _check_block(self, outcomes, n_examples, decisions, limit, epoch):
+    def _check_block(self, outcomes, n_examples, decisions, limit, epoch, sparse):
         """Raise if a block diverged: a kernel stopped at a non-finite prediction
         or an eigensolver failed, a prediction is not finite or beyond ``limit``,
         or a state array holds a non-finite value (a divergence can start in the
-        sketch or the preconditioner before it reaches a prediction)."""
+        sketch or the preconditioner before it reaches a prediction); ``sparse``:
+        whether the block's rows were CSR."""
         cause = None
         for n_learned, error in outcomes:
             if error is not None:
@@ -246,7 +247,7 @@ class _BaseSketchedOnline(BaseEstimator):
                 cause = (f"a prediction reached {largest:.3g}, over {self._DIVERGENCE_RATIO:g} "
                          "times the scale of the targets")
         if cause is None:
-            checked = self.update_rule_._kernel_checks(self._state)
+            checked = self.update_rule_._kernel_checks(self._state, sparse)
             for key, value in self._state.items():
                 if key in checked:
                     continue
@@ -319,7 +320,7 @@ class _BaseSketchedOnline(BaseEstimator):
                         outcomes = [self._learn_problem(*job) for job in jobs]
                     decisions *= target_scale
                     decisions += self._target_offset
-                    self._check_block(outcomes, order.size, decisions, limit, epoch)
+                    self._check_block(outcomes, order.size, decisions, limit, epoch, rows[4])
                     self.t_ += order.size
                     sums += self._progress_terms(decisions, block_labels, block_weights)
                 epoch_loss = self._record_progress(sums)

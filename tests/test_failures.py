@@ -18,6 +18,7 @@ from sklearn_sketchlearn.sketches import SKETCHES, OjaSketch
 from sklearn_sketchlearn.update_rules import (
     SDROGD,
     AdaFD,
+    DiagonalAdaGrad,
     OnlineGradientDescent,
     SketchedOnlineNewton,
 )
@@ -216,6 +217,44 @@ def test_a_csr_chunk_that_diverges_in_the_sparse_form_changes_nothing(sketch, mo
     before = pickle.dumps(model)
     with pytest.raises(ValueError, match="diverged"):
         model.partial_fit(bad, y[300:312])
+    assert pickle.dumps(model) == before
+
+
+@pytest.mark.parametrize("rule", [
+    OnlineGradientDescent(eta0=0.1, normalized=False),
+    DiagonalAdaGrad(eta0=10.0, feature_scaling=None)], ids=["ogd", "adagrad"])
+def test_a_csr_chunk_that_diverges_in_a_first_order_rule_changes_nothing(rule, monkeypatch):
+    # a first-order step on a CSR row changes only the row's features and the
+    # intercept: the rule saves those, not its whole state
+    X, y = sparse_stream()
+    monkeypatch.setattr(SketchedOnlineClassifier, "_BLOCK_SIZE", 4)  # blocks learned first
+    model = SketchedOnlineClassifier(rule, random_state=0)
+    model.partial_fit(X[:200], y[:200], classes=[0, 1])
+    bad = sp.csr_matrix(blow_up(X[300:312].toarray(), first_row=6))
+    saved, _ = model.update_rule_._partial_snapshot(model._state, None, bad)
+    assert saved["weights"] is model._state["weights"]  # kept, not copied
+    before = pickle.dumps(model)
+    with pytest.raises(ValueError, match="diverged"):
+        model.partial_fit(bad, y[300:312])
+    assert pickle.dumps(model) == before
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+def test_a_sum_that_overflows_in_a_first_order_rule_is_caught(sparse):
+    # a gradient of 1e200 on a feature never seen squares to inf in AdaGrad's
+    # sum, while its step (eta / sqrt(inf) = 0) leaves every weight and
+    # prediction finite: on CSR rows the kernel checks the values it writes
+    # (the estimator does not scan the d-long arrays), on dense ones the
+    # estimator scans the state
+    X, y = sparse_stream()
+    model = SketchedOnlineClassifier(DiagonalAdaGrad(feature_scaling=None), random_state=0)
+    model.partial_fit(X[:200], y[:200], classes=[0, 1])
+    bad = X[200:210].toarray()
+    unseen = np.setdiff1d(np.arange(X.shape[1]), X[:210].indices)[0]
+    bad[3, unseen] = 1e200
+    before = pickle.dumps(model)
+    with pytest.raises(ValueError, match="diverged"):
+        model.partial_fit(sp.csr_matrix(bad) if sparse else bad, y[200:210])
     assert pickle.dumps(model) == before
 
 

@@ -80,13 +80,19 @@ def first_order_partial_fit(chunk, state, params, decisions):
             if normalized:
                 step *= t / norm[0] if norm[0] > 0.0 else 0.0
         if is_sparse:
+            # every value written is checked here, so that the estimator need
+            # not scan the d-long arrays after each block (O(d) per call)
+            finite = True
             for p in range(start, stop):
-                update_coordinate(indices[p], slope * data[p], weights, gradient_sum,
-                                  squared_sum, scale, adaptive, dual, normalized, eta0, delta,
-                                  step)
+                finite &= update_coordinate(indices[p], slope * data[p], weights, gradient_sum,
+                                            squared_sum, scale, adaptive, dual, normalized,
+                                            eta0, delta, step)
             if fit_intercept:
-                update_coordinate(n_weights - 1, slope, weights, gradient_sum, squared_sum,
-                                  scale, adaptive, dual, normalized, eta0, delta, step)
+                finite &= update_coordinate(n_weights - 1, slope, weights, gradient_sum,
+                                            squared_sum, scale, adaptive, dual, normalized,
+                                            eta0, delta, step)
+            if not finite:
+                return i
         elif not adaptive and not normalized:
             axpy(-step * slope, x, weights)
         else:
@@ -114,15 +120,16 @@ def normalize_coordinate(j, value, weights, scale):
 @jit
 def update_coordinate(j, gradient, weights, gradient_sum, squared_sum, scale, adaptive, dual,
                       normalized, eta0, delta, step):
-    """Coordinate ``j`` of one OGD (step ``step``) or diagonal AdaGrad update."""
+    """Coordinate ``j`` of one OGD (step ``step``) or diagonal AdaGrad update;
+    returns whether the values written are finite."""
     if gradient == 0.0:
-        return  # nothing moves (and a zero feature may have no NG scale yet)
+        return True  # nothing moves (and a zero feature may have no NG scale yet)
     if not adaptive:
         if normalized:
             weights[j] -= step * gradient / (scale[j] * scale[j])
         else:
             weights[j] -= step * gradient
-        return
+        return np.isfinite(weights[j])
     squared_sum[j] += gradient * gradient
     rate = eta0 / (delta + np.sqrt(squared_sum[j]))
     if dual:
@@ -130,3 +137,5 @@ def update_coordinate(j, gradient, weights, gradient_sum, squared_sum, scale, ad
         weights[j] = -rate * gradient_sum[j]
     else:
         weights[j] -= rate * gradient
+    return np.isfinite(weights[j]) and np.isfinite(squared_sum[j]) and np.isfinite(
+        gradient_sum[j])

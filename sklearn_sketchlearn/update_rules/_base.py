@@ -31,6 +31,23 @@ def empty_sketch_state(n_features):
     }
 
 
+def feature_snapshot(states, by_feature, features, restored_apart=()):
+    """``(saved, restore)`` of :meth:`BaseUpdateRule._partial_snapshot` for a
+    call that changes the arrays of ``by_feature`` (views of ``states``'
+    arrays, features on their axis 1) only at ``features``: those columns are
+    saved and the arrays kept, for ``restore()`` to write the columns back;
+    every other array is copied, but those named in ``restored_apart``."""
+    kept = {key: value[:, features] for key, value in by_feature.items()}
+    saved = {key: value if key in by_feature or key in restored_apart else value.copy()
+             for key, value in states.items()}
+
+    def restore():
+        for key, values in kept.items():
+            by_feature[key][:, features] = values
+
+    return saved, restore
+
+
 def sketch_kernel_params(sketch):
     """``(kind, rank, regularized, ridge, oja_eta0, oja_constant)`` of a sketch or
     of None; ``ridge`` is the isotropic part a sketch adds of its own (RFD's
@@ -113,10 +130,10 @@ class BaseUpdateRule(BaseEstimator):
         """The weight vector the rule learns, in its own units."""
         return state["weights"]
 
-    def _kernel_checks(self, states):
+    def _kernel_checks(self, states, sparse):
         """Keys of the state arrays (``states``: every problem's, stacked) that
-        the kernel itself checked for finiteness on the last chunk, which the
-        estimator need not scan."""
+        the kernel itself checked for finiteness on the last chunk (``sparse``:
+        whether its rows were CSR), which the estimator need not scan."""
         return ()
 
     def _prediction_limit(self, state):

@@ -3,11 +3,12 @@
 from numbers import Real
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._kernels._first_order import first_order_partial_fit
 from .._units import map_vectors, map_weights
-from ._base import BaseUpdateRule
+from ._base import BaseUpdateRule, feature_snapshot
 
 
 class _FirstOrderRule(BaseUpdateRule):
@@ -36,6 +37,25 @@ class _FirstOrderRule(BaseUpdateRule):
         at_bias = squared[n_features] if squared.shape[0] > n_features else 0.0
         squared[:n_features] = a * a * squared[:n_features] + b * b * at_bias
         squared *= r * r
+
+    def _kernel_checks(self, states, sparse):
+        # on CSR rows the kernel checks every value it writes; NG's scales (the
+        # largest |x_j|, of validated input) and N (shares of at most 1) are
+        # finite by construction
+        return tuple(states) if sparse else ()
+
+    def _partial_snapshot(self, states, sketch, X):
+        # on CSR rows a step changes a weight, its sums and its scale only where
+        # the row has the feature (no regularizer), the intercept's at every row
+        if not (sp.issparse(X) and X.format == "csr"):
+            return None
+        n_weights = states["weights"].shape[1]
+        features = np.unique(np.append(X.indices, n_weights - 1))
+        if X.shape[1] > n_weights or features[0] < 0 or features[-1] >= n_weights:
+            return None  # input validation will refuse these rows
+        by_feature = {key: value for key, value in states.items()
+                      if value.shape[1:] == (n_weights,)}
+        return feature_snapshot(states, by_feature, features)
 
     def _partial_fit(self, chunk, state, sketch, loss, settings, decisions):
         arrays = (state["weights"], state["gradient_sum"], state["squared_sum"],

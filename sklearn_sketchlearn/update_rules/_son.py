@@ -23,7 +23,12 @@ from .._kernels._son_sparse import (
     max_versions,
     sparse_weights,
 )
-from ._base import BaseUpdateRule, empty_sketch_state, sketch_kernel_params
+from ._base import (
+    BaseUpdateRule,
+    empty_sketch_state,
+    feature_snapshot,
+    sketch_kernel_params,
+)
 
 
 class SketchedOnlineNewton(BaseUpdateRule):
@@ -350,7 +355,7 @@ class SketchedOnlineNewton(BaseUpdateRule):
         mean_nnz = data.size / max(indptr.size - 1, 1)
         return n_weights >= self._SPARSE_FORM_FROM * (capacity + mean_nnz)
 
-    def _kernel_checks(self, states):
+    def _kernel_checks(self, states, sparse):
         # in the sparse form the kernel checks every value it writes into the
         # d-long arrays (a scan of them would cost O(m d) per block)
         if states["form"][:, SPARSE].all():
@@ -385,18 +390,17 @@ class SketchedOnlineNewton(BaseUpdateRule):
         columns = states["rows"].reshape(form.shape[0], n_features, capacity)
         by_feature = {"weights": states["weights"], "versions": states["versions"],
                       "scale": states["scale"].swapaxes(1, 2), "rows": columns}
-        kept = {key: value[:, features] for key, value in by_feature.items()
-                if value.shape[1] == n_features}
+        saved, restore_columns = feature_snapshot(
+            states, {key: value for key, value in by_feature.items()
+                     if value.shape[1] == n_features}, features,
+            restored_apart={*by_feature, "touched"})
         # the list's entries the call can write: each example appends at most its
         # non-zeros and the intercept, after the old ones or from 0 after a shrink
         n_written = n_touched + X.indices.size + n_rows
         touched = states["touched"][:, :n_written].copy()
-        saved = {key: value if key in by_feature or key == "touched" else value.copy()
-                 for key, value in states.items()}
 
         def restore():
-            for key, values in kept.items():
-                by_feature[key][:, features] = values
+            restore_columns()
             states["touched"][:, :n_written] = touched
 
         return saved, restore
