@@ -1069,11 +1069,10 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
         intercept then starts where the targets are. Every rule shrinks its
         weights, the intercept's among them, towards 0 (a ridge, a prior), and
         an intercept that had to travel to targets far from 0 stayed short of
-        them by about their offset over the examples seen (R^2 0.67 for
-        targets 1e4 spreads away after 2,000 examples): the offset is not a
-        unit of y that the learners are free of, and a shift of y now shifts
-        the predictions exactly. The first target, not the chunk's mean, so
-        that a stream in chunks learns what one pass over it does."""
+        them by about their offset over the examples seen (R^2 0.67 after
+        2,000 examples for targets shifted by 1e6, 5,000 spreads): a shift of
+        y now shifts the predictions exactly. The first target, not the
+        chunk's mean, so that a stream in chunks learns what one pass does."""
         if self.fit_intercept:
             first = 0 if sample_weight is None else int(np.argmax(sample_weight > 0))
             self._target_offset = float(y[first])
