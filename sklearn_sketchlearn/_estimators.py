@@ -7,12 +7,14 @@ compiled call per chunk and binary problem, made by the update rule.
 """
 
 import time
+import warnings
 from contextlib import contextmanager, nullcontext
 from numbers import Integral, Real
 
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, RegressorMixin, _fit_context, clone, is_classifier
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model._base import LinearClassifierMixin
 from sklearn.utils import check_random_state, compute_class_weight
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -335,6 +337,14 @@ class _BaseSketchedOnline(BaseEstimator):
         # coef_ is computed from the state when next read (see _published_model)
         self._published = None
 
+    def _warn_if_unconverged(self):
+        """SGDClassifier's warning when ``fit`` ran its ``max_iter`` passes
+        with ``tol`` set, its stopping criterion unmet."""
+        if self.tol is not None and self.n_iter_ == self.max_iter:
+            warnings.warn("Maximum number of iteration reached before convergence. Consider "
+                          "increasing max_iter to improve the fit.", ConvergenceWarning,
+                          stacklevel=3)
+
     def _move_units(self, X, y, sample_weight):
         """Add a chunk to the running units and move every problem's state
         with them (see :mod:`sklearn_sketchlearn._units`)."""
@@ -512,7 +522,8 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         `[1, inf)`. :meth:`partial_fit` makes one pass.
     tol : float or None, default=None
         If not None, :meth:`fit` stops when a pass's progressive loss is not
-        below the best one minus ``tol`` for ``n_iter_no_change`` passes.
+        below the best one minus ``tol`` for ``n_iter_no_change`` passes, and
+        warns (``ConvergenceWarning``) when it ran ``max_iter`` passes instead.
     n_iter_no_change : int, default=5
         Patience of the ``tol`` criterion.
     shuffle : bool, default=True
@@ -666,6 +677,7 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
             self._learn(X_checked, y_checked, sample_weight, class_weight,
                         n_epochs=self.max_iter, rng=rng)
             self._published_model()  # fit leaves nothing for predict to compute
+        self._warn_if_unconverged()
         return self
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -896,7 +908,8 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
         Number of passes of :meth:`fit`. Values must be in the range `[1, inf)`.
     tol : float or None, default=None
         If not None, :meth:`fit` stops when a pass's progressive loss is not
-        below the best one minus ``tol`` for ``n_iter_no_change`` passes.
+        below the best one minus ``tol`` for ``n_iter_no_change`` passes, and
+        warns (``ConvergenceWarning``) when it ran ``max_iter`` passes instead.
     n_iter_no_change : int, default=5
         Patience of the ``tol`` criterion.
     shuffle : bool, default=True
@@ -1022,6 +1035,7 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
             self._learn(X_checked, np.asarray(y_checked, dtype=np.float64), sample_weight, None,
                         n_epochs=self.max_iter, rng=rng)
             self._published_model()  # fit leaves nothing for predict to compute
+        self._warn_if_unconverged()
         return self
 
     @_fit_context(prefer_skip_nested_validation=True)

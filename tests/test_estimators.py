@@ -4,13 +4,15 @@ hyperparameters search, bad input changes nothing, and the projection and
 invariance SON promises."""
 
 import pickle
+import warnings
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.datasets import load_digits, make_classification
-from sklearn.exceptions import NotFittedError
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
+from sklearn.linear_model import SGDClassifier
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
@@ -254,6 +256,19 @@ def test_tol_stops_when_the_progressive_loss_stalls(stream):
     model = make_model("son-fast_rfd", max_iter=50, tol=1e3, n_iter_no_change=2).fit(X, y)
     assert model.n_iter_ == 3
     assert make_model("son-fast_rfd", max_iter=4).fit(X, y).n_iter_ == 4
+
+
+def test_fit_warns_when_it_ran_max_iter_passes_with_tol_unmet(stream):
+    X, y = stream
+    # SGDClassifier's convention, checked on SGDClassifier itself
+    with pytest.warns(ConvergenceWarning, match="Maximum number of iteration"):
+        SGDClassifier(max_iter=2, tol=1e-12, n_iter_no_change=5, random_state=0).fit(X, y)
+    with pytest.warns(ConvergenceWarning, match="Maximum number of iteration"):
+        make_model("son-fast_rfd", max_iter=2, tol=1e-12, n_iter_no_change=5).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        make_model("son-fast_rfd", max_iter=50, tol=1e3, n_iter_no_change=2).fit(X, y)
+        make_model("son-fast_rfd", max_iter=2).fit(X, y)  # no tol: nothing to meet
 
 
 def test_verbose_reports_the_progressive_metrics(stream, capsys):
