@@ -343,12 +343,13 @@ class _BaseSketchedOnline(BaseEstimator):
         if self.tol is not None and self.n_iter_ == self.max_iter:
             warnings.warn("Maximum number of iteration reached before convergence. Consider "
                           "increasing max_iter to improve the fit.", ConvergenceWarning,
-                          stacklevel=3)
+                          stacklevel=4)  # the caller of fit (through sklearn's _fit_context)
 
     def _move_units(self, X, y, sample_weight):
         """Add a chunk to the running units and move every problem's state
         with them (see :mod:`sklearn_sketchlearn._units`)."""
-        targets = None if is_classifier(self) else y - self._target_offset
+        with np.errstate(over="ignore"):  # an overflow is refused below
+            targets = None if is_classifier(self) else y - self._target_offset
         units = _units.observe(self._units, X, targets, sample_weight)
         if not (np.isfinite(units["squared_deviations"]).all()
                 and np.isfinite(units["target_squares"])):
@@ -1086,7 +1087,8 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
         them by about their offset over the examples seen (R^2 0.67 after
         2,000 examples for targets shifted by 1e6, 5,000 spreads): a shift of
         y now shifts the predictions exactly. The first target, not the
-        chunk's mean, so that a stream in chunks learns what one pass does."""
+        chunk's mean, so that the offset is the same for a stream in chunks
+        and for one pass over it."""
         if self.fit_intercept:
             first = 0 if sample_weight is None else int(np.argmax(sample_weight > 0))
             self._target_offset = float(y[first])
@@ -1099,7 +1101,15 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
         return y
 
     def _problem_arrays(self, targets, sample_weight, class_weight):
-        return (targets - self._target_offset)[np.newaxis], sample_weight[np.newaxis]
+        with np.errstate(over="ignore"):
+            shifted = targets - self._target_offset
+        if not np.isfinite(shifted).all():
+            raise ValueError(
+                "The targets differ from the first one (the offset the regressor learns "
+                "from, see fit_intercept) by more than a float holds. Scale y first. The "
+                "model is left as it was before this call."
+            )
+        return shifted[np.newaxis], sample_weight[np.newaxis]
 
     def _n_decision_rows(self):
         return 1

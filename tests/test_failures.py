@@ -220,6 +220,32 @@ def test_a_csr_chunk_that_diverges_in_the_sparse_form_changes_nothing(sketch, mo
     assert pickle.dumps(model) == before
 
 
+@pytest.mark.parametrize("sketch", ["fast_fd", "oja"])
+def test_a_denser_csr_chunk_that_diverges_in_the_dense_form_changes_nothing(sketch):
+    # a model in the sparse form meets CSR rows dense enough for the dense form
+    # (d < 16 (k + s)): leaving the sparse form rewrites every column, so the
+    # call must save the whole state, not the chunk's features
+    X, y = sparse_stream(n=300, d=1000, nnz=4)
+    model = SketchedOnlineClassifier(sketch=sketch, random_state=0)
+    model.partial_fit(X[:200], y[:200], classes=[0, 1])
+    assert model._state["form"][0, 1] == 1
+    rng = np.random.default_rng(1)
+    denser = rng.standard_normal((12, 1000)) * (rng.random((12, 1000)) < 0.1)
+    bad = sp.csr_matrix(blow_up(denser, first_row=6))
+    before = pickle.dumps(model)
+    with pytest.raises(ValueError, match="diverged"):
+        model.partial_fit(bad, y[200:212])
+    assert pickle.dumps(model) == before
+
+
+def test_targets_beyond_a_float_from_the_first_are_refused():
+    model = SketchedOnlineRegressor(random_state=0)
+    X = np.random.default_rng(0).standard_normal((4, 3))
+    with pytest.raises(ValueError, match="differ from the first one"):
+        model.partial_fit(X, [1e308, -1e308, 0.0, 1.0])
+    assert not hasattr(model, "coef_")
+
+
 @pytest.mark.parametrize("rule", [
     OnlineGradientDescent(eta0=0.1, normalized=False),
     DiagonalAdaGrad(eta0=10.0, feature_scaling=None)], ids=["ogd", "adagrad"])

@@ -336,7 +336,9 @@ class SketchedOnlineNewton(BaseUpdateRule):
             np.inf if self.bound_ is None else float(self.bound_), self._target_bound,
             self.sigma_, self.curvature_ == "gauss_newton", float(self.eta0),
             float(self.power_t), oja_eta0, oja_constant, settings.fit_intercept, scaling,
-            settings.t_start, self._sparse_form(chunk, state),
+            settings.t_start,
+            chunk[4] and self._sparse_form(state["weights"].shape[0], state["rows"].shape[0],
+                                           chunk[1].size, chunk[3].size - 1),
         )
         arrays = (
             state["weights"], state["rows"], state["gram"], state["cholesky"],
@@ -346,14 +348,10 @@ class SketchedOnlineNewton(BaseUpdateRule):
         )
         return partial_fit_kernel("son", kind)(chunk, arrays, params, decisions)
 
-    def _sparse_form(self, chunk, state):
-        """Whether the chunk's CSR rows (if it has any) take the sparse form."""
-        data, indptr, is_sparse = chunk[1], chunk[3], chunk[4]
-        if not is_sparse:
-            return False
-        n_weights, capacity = state["weights"].shape[0], state["rows"].shape[0]
-        mean_nnz = data.size / max(indptr.size - 1, 1)
-        return n_weights >= self._SPARSE_FORM_FROM * (capacity + mean_nnz)
+    def _sparse_form(self, n_weights, capacity, n_stored, n_rows):
+        """Whether CSR rows (``n_stored`` values in ``n_rows`` rows) take the
+        sparse form, for ``n_weights`` weights and a sketch of ``capacity`` rows."""
+        return n_weights >= self._SPARSE_FORM_FROM * (capacity + n_stored / max(n_rows, 1))
 
     def _kernel_checks(self, states, sparse):
         # in the sparse form the kernel checks every value it writes into the
@@ -363,9 +361,10 @@ class SketchedOnlineNewton(BaseUpdateRule):
         return ()
 
     def _partial_snapshot(self, states, sketch, X):
-        # On CSR rows the sparse form changes a feature's entries (w_bar_j, Z_j,
-        # its units, its version) only where an example has it (the intercept
-        # too), and FD's shrink those of the rows appended since the last one
+        # On CSR rows that take the sparse form (the state in it and the call
+        # too: leaving it rewrites every column) SON changes a feature's entries
+        # (w_bar_j, Z_j, its units, its version) only where an example has it
+        # (the intercept too), and FD's shrink those of the rows appended since the last one
         # (``touched``), unless every column catches up: that happens only
         # when the lazy changes run out, which the call cannot reach if the
         # changes it can record (``records``: Oja a refresh and a fold per
@@ -374,6 +373,11 @@ class SketchedOnlineNewton(BaseUpdateRule):
         form = states["form"]
         if not (sp.issparse(X) and X.format == "csr" and form[:, SPARSE].all()
                 and states["rows"].flags.c_contiguous):
+            return None
+        # (X may hold duplicates, which the call sums: its count of values is an
+        # upper bound, so a call counted sparse here takes the sparse form)
+        if not self._sparse_form(states["weights"].shape[1], states["rows"].shape[1], X.nnz,
+                                 X.shape[0]):
             return None
         kind, rank = sketch_kernel_params(sketch)[:2]
         n_rows, capacity = X.shape[0], states["rows"].shape[1]
