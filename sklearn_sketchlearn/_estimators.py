@@ -79,6 +79,37 @@ class _BaseSketchedOnline(BaseEstimator):
 
     # -- strategies ---------------------------------------------------------
 
+    def set_params(self, **params):
+        """Set the parameters of this estimator and of its strategy objects.
+
+        Parameters
+        ----------
+        **params : dict
+            Estimator parameters; ``update_rule__<name>`` and ``sketch__<name>``
+            set a parameter of the update rule or the sketch, given as objects.
+
+        Returns
+        -------
+        self : estimator instance
+            Estimator instance.
+        """
+        for key in params:
+            strategy, nested, _ = key.partition("__")
+            value = params.get(strategy, getattr(self, strategy, None))
+            if nested and strategy in ("update_rule", "sketch") and not hasattr(
+                    value, "set_params"):
+                # scikit-learn's own message would be "'str' object has no
+                # attribute 'set_params'"
+                example = ("update_rule=SketchedOnlineNewton()" if strategy == "update_rule"
+                           else "sketch=FrequentDirections()")
+                raise ValueError(
+                    f"{key!r} sets a parameter of {strategy}={value!r}, which is not an "
+                    f"object: give {strategy} as one to set its parameters (e.g. {example}, "
+                    f"or {strategy} and {key} together in a parameter grid)."
+                )
+        return super().set_params(**params)
+
+
     def _strategies(self, n_weights):
         """Fitted copies of the update rule and sketch, and the loss spec.
 

@@ -215,6 +215,19 @@ def test_user_strategy_objects_are_never_mutated(stream):
     assert model.update_rule_.get_params() == rule.get_params()
 
 
+def test_a_parameter_of_a_strategy_given_by_name_is_refused_clearly(stream):
+    # scikit-learn's own message is "'str' object has no attribute 'set_params'"
+    with pytest.raises(ValueError, match="give update_rule as one"):
+        SketchedOnlineClassifier().set_params(update_rule__alpha=0.5)
+    with pytest.raises(ValueError, match="give sketch as one"):
+        SketchedOnlineClassifier().set_params(sketch__sketch_size=5)
+    # the object and its parameter together, as a grid sets them
+    X, y = stream
+    grid = {"update_rule": [SketchedOnlineNewton()], "update_rule__alpha": [0.01, 100.0]}
+    search = GridSearchCV(SketchedOnlineClassifier(random_state=0), grid, cv=3).fit(X, y)
+    assert search.best_estimator_.update_rule_.alpha == search.best_params_["update_rule__alpha"]
+
+
 def test_pipeline_grid_search_over_nested_strategy_parameters(stream):
     X, y = stream
     pipeline = make_pipeline(
