@@ -95,9 +95,10 @@ class _BaseSketchedOnline(BaseEstimator):
         """
         for key in params:
             strategy, nested, _ = key.partition("__")
-            value = params.get(strategy, getattr(self, strategy, None))
-            if nested and strategy in ("update_rule", "sketch") and not hasattr(
-                    value, "set_params"):
+            if not nested or strategy not in ("update_rule", "sketch"):
+                continue
+            value = params.get(strategy, getattr(self, strategy))
+            if not hasattr(value, "set_params"):
                 # scikit-learn's own message would be "'str' object has no
                 # attribute 'set_params'"
                 example = ("update_rule=SketchedOnlineNewton()" if strategy == "update_rule"
@@ -108,7 +109,6 @@ class _BaseSketchedOnline(BaseEstimator):
                     f"or {strategy} and {key} together in a parameter grid)."
                 )
         return super().set_params(**params)
-
 
     def _strategies(self, n_weights):
         """Fitted copies of the update rule and sketch, and the loss spec.

@@ -31,6 +31,16 @@ def empty_sketch_state(n_features):
     }
 
 
+def chunk_features(X, n_weights, *also):
+    """The weights a CSR chunk's rows can change (their columns and ``also``,
+    the intercept's index and so on), sorted; None for rows that input
+    validation will refuse (then the caller saves everything)."""
+    features = np.unique(np.concatenate([X.indices, *also]))
+    if X.shape[1] > n_weights or features[0] < 0 or features[-1] >= n_weights:
+        return None
+    return features
+
+
 def feature_snapshot(states, by_feature, features, restored_apart=()):
     """``(saved, restore)`` of :meth:`BaseUpdateRule._partial_snapshot` for a
     call that changes the arrays of ``by_feature`` (views of ``states``'

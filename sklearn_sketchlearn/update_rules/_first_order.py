@@ -8,7 +8,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._kernels._first_order import first_order_partial_fit
 from .._units import map_vectors, map_weights
-from ._base import BaseUpdateRule, feature_snapshot
+from ._base import BaseUpdateRule, chunk_features, feature_snapshot
 
 
 class _FirstOrderRule(BaseUpdateRule):
@@ -50,9 +50,9 @@ class _FirstOrderRule(BaseUpdateRule):
         if not (sp.issparse(X) and X.format == "csr"):
             return None
         n_weights = states["weights"].shape[1]
-        features = np.unique(np.append(X.indices, n_weights - 1))
-        if X.shape[1] > n_weights or features[0] < 0 or features[-1] >= n_weights:
-            return None  # input validation will refuse these rows
+        features = chunk_features(X, n_weights, [n_weights - 1])
+        if features is None:
+            return None
         by_feature = {key: value for key, value in states.items()
                       if value.shape[1:] == (n_weights,)}
         return feature_snapshot(states, by_feature, features)

@@ -25,6 +25,7 @@ from .._kernels._son_sparse import (
 )
 from ._base import (
     BaseUpdateRule,
+    chunk_features,
     empty_sketch_state,
     feature_snapshot,
     sketch_kernel_params,
@@ -108,8 +109,9 @@ class SketchedOnlineNewton(BaseUpdateRule):
         probabilities) free, and bounds a regressor's predictions by twice the
         largest ``|y - y_1|`` learned so far: a regressor learns its targets
         less the first one ``y_1`` (see its ``fit_intercept``), and every
-        bound holds around it, ``|prediction - y_1| <= C``. The SON and RFD experiments use
-        ``1`` for classification. Values must be in the range `(0.0, inf)`.
+        bound holds around it, ``|prediction - y_1| <= C``. The SON and RFD
+        experiments use ``1`` for classification. Values must be in the range
+        `(0.0, inf)`.
     curvature : {'auto', 'gauss_newton', 'gradient'}, default='auto'
         What the sketch accumulates (see above).
     sigma : float or 'auto', default=1.0
@@ -362,35 +364,34 @@ class SketchedOnlineNewton(BaseUpdateRule):
 
     def _partial_snapshot(self, states, sketch, X):
         # On CSR rows that take the sparse form (the state in it and the call
-        # too: leaving it rewrites every column) SON changes a feature's entries
-        # (w_bar_j, Z_j, its units, its version) only where an example has it
-        # (the intercept too), and FD's shrink those of the rows appended since the last one
-        # (``touched``), unless every column catches up: that happens only
-        # when the lazy changes run out, which the call cannot reach if the
-        # changes it can record (``records``: Oja a refresh and a fold per
-        # example, RP a fold, FD a shrink every ``capacity - rank + 1`` rows)
-        # fit in the versions left.
+        # too: leaving it rewrites every column) SON changes a feature's
+        # entries (w_bar_j, Z_j, its units, its version) only where an example
+        # has it (the intercept too), and FD's shrink those of the rows
+        # appended since the last one (``touched``), unless every column
+        # catches up: that happens only when the lazy changes run out, which
+        # the call cannot reach if the changes it can record (``records``: Oja
+        # a refresh and a fold per example, RP a fold, FD a shrink every
+        # ``capacity - rank + 1`` rows) fit in the versions left.
         form = states["form"]
         if not (sp.issparse(X) and X.format == "csr" and form[:, SPARSE].all()
                 and states["rows"].flags.c_contiguous):
             return None
+        n_rows, capacity = X.shape[0], states["rows"].shape[1]
+        n_features = states["weights"].shape[1]
         # (X may hold duplicates, which the call sums: its count of values is an
         # upper bound, so a call counted sparse here takes the sparse form)
-        if not self._sparse_form(states["weights"].shape[1], states["rows"].shape[1], X.nnz,
-                                 X.shape[0]):
+        if not self._sparse_form(n_features, capacity, X.nnz, n_rows):
             return None
         kind, rank = sketch_kernel_params(sketch)[:2]
-        n_rows, capacity = X.shape[0], states["rows"].shape[1]
         records = {OJA: 2 * n_rows, RANDOM_PROJECTION: n_rows,
                    FREQUENT_DIRECTIONS: n_rows // max(capacity - rank + 1, 1) + 1}
         if form[:, VERSION].max() + records.get(kind, 0) > states["maps"].shape[1]:
             return None
-        n_features = states["weights"].shape[1]
         n_touched = form[:, TOUCHED].max()
-        features = np.unique(np.concatenate([
-            X.indices, states["touched"][:, :n_touched].ravel(), [n_features - 1]]))
-        if X.shape[1] > n_features or features[0] < 0 or features[-1] >= n_features:
-            return None  # input validation will refuse these rows
+        features = chunk_features(X, n_features, states["touched"][:, :n_touched].ravel(),
+                                  [n_features - 1])
+        if features is None:
+            return None
         columns = states["rows"].reshape(form.shape[0], n_features, capacity)
         by_feature = {"weights": states["weights"], "versions": states["versions"],
                       "scale": states["scale"].swapaxes(1, 2), "rows": columns}
