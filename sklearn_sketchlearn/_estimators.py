@@ -209,23 +209,31 @@ class _BaseSketchedOnline(BaseEstimator):
         and m = 20, and 15-20% of OGD's on CSR input with d = 100,000 (an
         O(d) copy beside O(non-zeros) learning); at d = 1e6 it was most of a
         call's time. So a rule may save less for a ``partial_fit`` call on
-        ``X``: SON's sparse form, only the features the call can change.
+        ``X``: SON's sparse form, only the features the call can change. The
+        running units are updated in place: :func:`_units.snapshot` saves them.
         """
         saved = dict(self.__dict__)
         restore = None
         if continuing:
             partial = None
-            if X is not None and self._units is None:
+            units = self._units
+            # a classifier's running units of a stream that is not centred move
+            # only the chunk's features (a regressor's scale every weight with y)
+            if X is not None and (units is None or is_classifier(self)
+                                  and not units["center_features"]):
                 partial = self.update_rule_._partial_snapshot(self._state, self.sketch_, X)
             if partial is None:
                 saved["_state"] = {key: value.copy() for key, value in self._state.items()}
             else:
                 saved["_state"], restore = partial
+            restore_units = _units.snapshot(units, None if partial is None else X)
         try:
             yield
         except BaseException:
             if restore is not None:
                 restore()
+            if continuing:
+                restore_units()
             self.__dict__.clear()
             self.__dict__.update(saved)
             raise
@@ -379,10 +387,12 @@ class _BaseSketchedOnline(BaseEstimator):
     def _move_units(self, X, y, sample_weight):
         """Add a chunk to the running units and move every problem's state
         with them (see :mod:`sklearn_sketchlearn._units`)."""
+        units = self._units
         with np.errstate(over="ignore"):  # an overflow is refused below
             targets = None if is_classifier(self) else y - self._target_offset
-        units = _units.observe(self._units, X, targets, sample_weight)
-        if not (np.isfinite(units["squared_deviations"]).all()
+            features = _units.observe(units, X, targets, sample_weight)
+        if not (all(np.isfinite(units[key][features]).all()
+                    for key in _units.feature_arrays(units))
                 and np.isfinite(units["target_squares"])):
             raise ValueError(
                 f"{type(self.update_rule_).__name__} learns in running units, and the "
@@ -390,12 +400,11 @@ class _BaseSketchedOnline(BaseEstimator):
                 "a float. Scale the input data (StandardScaler) first. The model is left as "
                 "it was before this call."
             )
-        units, a, b, r = _units.move(units)
-        if np.any(a != 1.0) or np.any(b != 0.0) or r != 1.0:
+        change = _units.move(units, features)
+        if change.moves:
             for k in range(self._state["weights"].shape[0]):
                 state = {key: value[k] for key, value in self._state.items()}
-                self.update_rule_._move_units(state, self.sketch_, a, b, r)
-        self._units = units
+                self.update_rule_._move_units(state, self.sketch_, change)
 
     def _target_scale(self):
         """The unit of the targets the rule learns on (1: the targets as given)."""

@@ -265,6 +265,33 @@ def test_a_csr_chunk_that_diverges_in_a_first_order_rule_changes_nothing(rule, m
     assert pickle.dumps(model) == before
 
 
+@pytest.mark.parametrize("failure", ["overflowing squares", "later divergence"])
+@pytest.mark.parametrize("rule", [DiagonalAdaGrad(), AdaFD(), SDROGD()],
+                         ids=["adagrad", "ada_fd", "sdrogd"])
+def test_a_failed_csr_call_restores_the_running_units_it_updated_in_place(rule, failure,
+                                                                          monkeypatch):
+    # a CSR call of a stream that is not centred updates the statistics and
+    # units of its own features in place (and AdaGrad saves only those
+    # features of its state): a failure must put both back, whether it came
+    # while observing the chunk or after the units and the state had moved
+    X, y = sparse_stream()
+    model = SketchedOnlineClassifier(rule, sketch="auto" if rule.__class__ is not AdaFD
+                                     else "fast_fd", random_state=0)
+    model.partial_fit(X[:200], y[:200], classes=[0, 1])
+    assert not model._units["center_features"]
+    chunk = X[200:260].toarray() * 30.0  # units that move
+    if failure == "overflowing squares":
+        chunk[50, X[250].indices[0]] = 1e200
+    else:
+        def fail(*args):
+            raise ValueError("diverged: a stand-in for any failure after the units moved")
+        monkeypatch.setattr(SketchedOnlineClassifier, "_check_block", fail)
+    before = pickle.dumps(model)
+    with pytest.raises(ValueError, match="overflow|diverged"):
+        model.partial_fit(sp.csr_matrix(chunk), y[200:260])
+    assert pickle.dumps(model) == before
+
+
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
 def test_a_sum_that_overflows_in_a_first_order_rule_is_caught(sparse):
     # a gradient of 1e200 on a feature never seen squares to inf in AdaGrad's

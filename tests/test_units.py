@@ -47,8 +47,12 @@ def test_observe_merges_chunks_into_the_statistics_of_the_stream(sparse, center)
     X[rng.random(X.shape) < 0.3] = 0.0
     units = _units.new_units(4, center)
     for chunk in np.array_split(X, [7, 100, 101]):
-        units = _units.observe(units, sp.csr_matrix(chunk) if sparse else chunk)
+        _units.observe(units, sp.csr_matrix(chunk) if sparse else chunk)
     assert units["count"] == 250
+    if not center:  # what the units of a stream that is not centred need
+        np.testing.assert_allclose(units["squares"], (X * X).sum(axis=0), rtol=1e-12)
+        np.testing.assert_array_equal(units["nonzero_weight"], (X != 0).sum(axis=0))
+        return
     np.testing.assert_allclose(units["mean"], X.mean(axis=0), rtol=1e-12)
     variance = units["squared_deviations"] / units["count"]
     rtol = 1e-9 if not sparse else 1e-5  # the sparse path sums squares: offsets cost digits
@@ -57,36 +61,71 @@ def test_observe_merges_chunks_into_the_statistics_of_the_stream(sparse, center)
         np.testing.assert_allclose(variance[1], X[:, 1].var(), rtol=1e-6)
 
 
+def test_a_sparse_chunk_moves_the_units_of_its_own_features_only():
+    # a CSR chunk of a stream that is not centred is looked at, and its units
+    # moved, at its columns only: the same units and maps as the dense rows
+    # give over every feature, in the chunk's time, whatever d
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((300, 50)) * rng.uniform(0.1, 10.0, 50)
+    X[rng.random(X.shape) < 0.9] = 0.0
+    X[150:, 40:] = 0.0  # features the later chunks do not have
+    sparse, dense = _units.new_units(50, False), _units.new_units(50, False)
+    weights = rng.uniform(0.5, 2.0, 300)
+    for begin in range(0, 300, 30):
+        rows = slice(begin, begin + 30)
+        observed = _units.observe(sparse, sp.csr_matrix(X[rows]), None, weights[rows])
+        np.testing.assert_array_equal(observed, np.flatnonzero((X[rows] != 0).any(axis=0)))
+        np.testing.assert_array_equal(_units.observe(dense, X[rows], None, weights[rows]),
+                                      np.arange(50))
+        changes = [_units.move(sparse, observed), _units.move(dense, np.arange(50))]
+        np.testing.assert_array_equal(changes[0].features, changes[1].features)
+        np.testing.assert_allclose(changes[0].a, changes[1].a, rtol=1e-12)
+        for key in ("squares", "nonzero_weight", "scale"):
+            np.testing.assert_allclose(sparse[key], dense[key], rtol=1e-12)
+    rms = [np.sqrt(np.average(c[c != 0] ** 2, weights=weights[c != 0])) for c in X.T]
+    np.testing.assert_allclose(sparse["scale"], rms, rtol=0.25)  # within the tolerance
+
+
 def test_move_changes_only_units_beyond_the_tolerance():
     units = _units.new_units(3, True)
-    units = dict(units, count=100.0, mean=np.array([0.0, 5.0, 1.0]),
+    units.update(count=100.0, mean=np.array([0.0, 5.0, 1.0]),
                  squared_deviations=np.array([100.0, 100.0, 0.0]),
                  center=np.array([0.1, 0.0, 0.0]), scale=np.array([1.1, 1.0, 0.0]))
-    moved, a, b, r = _units.move(units)
+    change = _units.move(units, np.arange(3))
     # feature 0 within 25 %: kept; feature 1's mean moved by 5 scales: moved;
     # feature 2 has not varied: fed as 0, nothing to move
-    np.testing.assert_array_equal(moved["scale"], [1.1, 1.0, 0.0])
-    np.testing.assert_array_equal(moved["center"], [0.1, 5.0, 0.0])
-    np.testing.assert_array_equal(a, [1.0, 1.0, 1.0])
-    np.testing.assert_array_equal(b, [0.0, -5.0, 0.0])
-    assert r == 1.0
+    np.testing.assert_array_equal(units["scale"], [1.1, 1.0, 0.0])
+    np.testing.assert_array_equal(units["center"], [0.1, 5.0, 0.0])
+    np.testing.assert_array_equal(change.features, [1])
+    np.testing.assert_array_equal(change.a, [1.0])
+    np.testing.assert_array_equal(change.b, [-5.0])
+    assert change.r == 1.0
+
+
+def every_feature(a, b, r):
+    """The :class:`UnitsChange` that moves every feature."""
+    return _units.UnitsChange(np.arange(a.shape[0]), a, b, r, a.shape[0])
 
 
 def test_maps_against_the_explicit_matrix():
     rng = np.random.default_rng(1)
     a, b, r = rng.uniform(0.1, 10, 5), rng.standard_normal(5), 3.0
+    a[[0, 3]], b[[0, 3]] = 1.0, 0.0  # features that keep their units
     M = affine_map(a, b)
     u, x = rng.standard_normal(6), np.r_[rng.standard_normal(5), 1.0]
     G = rng.standard_normal((6, 6))
     G = G @ G.T
-    moved_u, moved_v, moved_G = u.copy(), u.copy(), G.copy()
-    _units.map_weights(moved_u, a, b, r)
-    _units.map_vectors(moved_v, a, b, r)
-    _units.map_matrix(moved_G, a, b, r)
-    np.testing.assert_allclose(moved_u @ (M @ x), r * (u @ x), rtol=1e-12)
-    np.testing.assert_allclose(moved_u, r * np.linalg.solve(M.T, u), rtol=1e-12)
-    np.testing.assert_allclose(moved_v, r * M @ u, rtol=1e-12)
-    np.testing.assert_allclose(moved_G, r * r * M @ G @ M.T, rtol=1e-12)
+    moved = [_units.UnitsChange(np.array([1, 2, 4]), a[[1, 2, 4]], b[[1, 2, 4]], r, 5),
+             every_feature(a, b, r)]
+    for change in moved:
+        moved_u, moved_v, moved_G = u.copy(), u.copy(), G.copy()
+        _units.map_weights(moved_u, change)
+        _units.map_vectors(moved_v, change)
+        _units.map_matrix(moved_G, change)
+        np.testing.assert_allclose(moved_u @ (M @ x), r * (u @ x), rtol=1e-12)
+        np.testing.assert_allclose(moved_u, r * np.linalg.solve(M.T, u), rtol=1e-12)
+        np.testing.assert_allclose(moved_v, r * M @ u, rtol=1e-12)
+        np.testing.assert_allclose(moved_G, r * r * M @ G @ M.T, rtol=1e-12)
 
 
 def sketched_curvature(sketch):
@@ -107,7 +146,7 @@ def test_sketch_estimate_moves_with_its_columns(sketch):
     fitted = sketch.fit(G)
     before = sketched_curvature(fitted)
     a, b, r = rng.uniform(0.2, 5.0, 6), rng.standard_normal(6), 0.5
-    fitted._move_columns(fitted._state, a, b, r)
+    fitted._move_columns(fitted._state, every_feature(a, b, r))
     M = affine_map(a, b)
     np.testing.assert_allclose(sketched_curvature(fitted), r * r * M @ before @ M.T,
                                rtol=1e-9, atol=1e-9 * np.abs(before).max())

@@ -159,12 +159,12 @@ class BaseSketch(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         """Stream the rows of a validated chunk (ndarray or CSR) into the state."""
 
     @abstractmethod
-    def _move_columns(self, state, a, b, r):
+    def _move_columns(self, state, change):
         """Move a learner's sketch state (``state``, of :meth:`_kernel_state`) to
-        new units of its columns: the sketched rows ``g`` become ``r M g`` (see
-        :mod:`sklearn_sketchlearn._units`), in place."""
+        new units of its columns: the sketched rows ``g`` become ``r M g`` (a
+        :class:`sklearn_sketchlearn._units.UnitsChange`), in place."""
         n_rows = self._rows_in_use(state)
-        map_vectors(state["rows"][:n_rows], a, b, r)
+        map_vectors(state["rows"][:n_rows], change)
         rows = state["rows"][:n_rows]
         state["gram"][:n_rows, :n_rows] = rows @ rows.T
 

@@ -72,9 +72,9 @@ class ExactSketch(BaseSketch):
     def _update(self, X):
         self._state["dense"] += safe_sparse_dot(X.T, X, dense_output=True)
 
-    def _move_columns(self, state, a, b, r):
+    def _move_columns(self, state, change):
         """Move to new units of the columns: ``G`` becomes ``r^2 M G M^T``."""
-        map_matrix(state["dense"], a, b, r)
+        map_matrix(state["dense"], change)
 
     def _factor(self):
         eigenvalues, eigenvectors = np.linalg.eigh(self._state["dense"])

@@ -122,9 +122,9 @@ class FrequentDirections(BaseSketch):
     def _rows_in_use(self, state):
         return state["counts"][0]
 
-    def _move_columns(self, state, a, b, r):
-        super()._move_columns(state, a, b, r)
-        state["floats"][0] *= r * r  # the shrink is a squared singular value
+    def _move_columns(self, state, change):
+        super()._move_columns(state, change)
+        state["floats"][0] *= change.r**2  # the shrink is a squared singular value
 
     def merge(self, other):
         """Fold another fitted sketch of the same kind and size into this one.

@@ -139,7 +139,7 @@ class OjaSketch(BaseSketch):
             state["counts"], *self._kernel_params()[4:], *row_arrays(X)
         )
 
-    def _move_columns(self, state, a, b, r):
+    def _move_columns(self, state, change):
         """Move to new units of the columns: the sketch ``S = (t Lambda)^{1/2} F Z``
         becomes ``r S M^T``, written again as orthonormal directions (its
         right singular vectors, ``F = I``) and their eigenvalues."""
@@ -148,7 +148,7 @@ class OjaSketch(BaseSketch):
             return  # nothing sketched: the directions are still the random start
         sketch = np.sqrt(n_sketched * state["eigenvalues"])[:, np.newaxis] * (
             state["factor"] @ state["rows"])
-        map_vectors(sketch, a, b, r)
+        map_vectors(sketch, change)
         _, singular_values, directions = np.linalg.svd(sketch, full_matrices=False)
         state["rows"][:] = directions
         state["gram"][:] = np.eye(directions.shape[0])

@@ -125,11 +125,11 @@ class AdaFD(BaseUpdateRule):
         state["gram_eigenvectors"] = np.zeros((capacity, capacity))
         return state
 
-    def _move_units(self, state, sketch, a, b, r):
-        map_weights(state["weights"], a, b, r)
-        map_vectors(state["gradient_sum"], a, b, r)
-        sketch._move_columns(state, a, b, r)
-        state["floats"][1] *= r * r  # the missed mass, in the units of g^2
+    def _move_units(self, state, sketch, change):
+        map_weights(state["weights"], change)
+        map_vectors(state["gradient_sum"], change)
+        sketch._move_columns(state, change)
+        state["floats"][1] *= change.r**2  # the missed mass, in the units of g^2
         # the eigendecomposition of the Gram matrix in use (FD; RP refreshes its own)
         n_rows = sketch._rows_in_use(state)
         eigenvalues, eigenvectors = np.linalg.eigh(state["gram"][:n_rows, :n_rows])

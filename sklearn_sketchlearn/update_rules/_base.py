@@ -6,6 +6,7 @@ from typing import NamedTuple
 import numpy as np
 from sklearn.base import BaseEstimator
 
+from .._kernels._rows import distinct_sorted
 from .._kernels._sketch_updates import NO_SKETCH
 
 
@@ -35,7 +36,7 @@ def chunk_features(X, n_weights, *also):
     """The weights a CSR chunk's rows can change (their columns and ``also``,
     the intercept's index and so on), sorted; None for rows that input
     validation will refuse (then the caller saves everything)."""
-    features = np.unique(np.concatenate([X.indices, *also]))
+    features = distinct_sorted(np.concatenate([X.indices, *also]))
     if X.shape[1] > n_weights or features[0] < 0 or features[-1] >= n_weights:
         return None
     return features
@@ -127,9 +128,10 @@ class BaseUpdateRule(BaseEstimator):
         number of examples learned, fewer than the chunk's if it diverged."""
         raise NotImplementedError
 
-    def _move_units(self, state, sketch, a, b, r):
+    def _move_units(self, state, sketch, change):
         """Move the state of one problem to new units, in place: the
-        coordinates ``x' = M x`` and targets ``r y`` of :mod:`sklearn_sketchlearn._units`."""
+        coordinates ``x' = M x`` and targets ``r y`` of a
+        :class:`sklearn_sketchlearn._units.UnitsChange`."""
         raise NotImplementedError
 
     def _coef(self, state):

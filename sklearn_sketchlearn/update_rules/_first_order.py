@@ -27,16 +27,16 @@ class _FirstOrderRule(BaseUpdateRule):
             "norm": np.zeros(1),  # NG's N
         }
 
-    def _move_units(self, state, sketch, a, b, r):
-        map_weights(state["weights"], a, b, r)
-        map_vectors(state["gradient_sum"], a, b, r)
+    def _move_units(self, state, sketch, change):
+        map_weights(state["weights"], change)
+        map_vectors(state["gradient_sum"], change)
         # the diagonal of sum g g^T, r^2 diag(M G M^T), less the cross terms
         # 2 a_j b_j sum g_j g_b, which the running centring keeps small
-        squared = state["squared_sum"]
-        n_features = a.shape[0]
-        at_bias = squared[n_features] if squared.shape[0] > n_features else 0.0
-        squared[:n_features] = a * a * squared[:n_features] + b * b * at_bias
-        squared *= r * r
+        squared, features, bias = state["squared_sum"], change.features, change.n_features
+        at_bias = squared[bias] if squared.shape[0] > bias else 0.0
+        squared[features] = change.a**2 * squared[features] + change.b**2 * at_bias
+        if change.r != 1.0:
+            squared *= change.r**2
 
     def _kernel_checks(self, states, sparse):
         # on CSR rows the kernel checks every value it writes; NG's scales (the

@@ -152,12 +152,13 @@ class SDROGD(BaseUpdateRule):
         state["steps"] = np.zeros(2, dtype=np.int64)
         return state
 
-    def _move_units(self, state, sketch, a, b, r):
-        map_weights(state["weights"], a, b, r)
-        map_vectors(state["batch_gradient"], a, b, r)
-        map_vectors(state["class_sums"], a, b, 1.0)  # sums of inputs, not of gradients
+    def _move_units(self, state, sketch, change):
+        map_weights(state["weights"], change)
+        map_vectors(state["batch_gradient"], change)
+        inputs = change._replace(r=1.0)  # sums of inputs, not of gradients
+        map_vectors(state["class_sums"], inputs)
         if sketch is not None:
-            sketch._move_columns(state, a, b, 1.0)
+            sketch._move_columns(state, inputs)
 
     def _partial_fit(self, chunk, state, sketch, loss, settings, decisions):
         kind, rank, regularized, sketch_ridge, oja_eta0, oja_constant = sketch_kernel_params(sketch)
