@@ -256,10 +256,11 @@ def quotient(a, b):
 
 
 def sparse_learners(m):
-    """Every sketched SON pairing, SON without a sketch and OGD."""
+    """Every sketched SON pairing, SON without a sketch, OGD and AdaGrad (in its
+    default running units)."""
     son = {name: pairing for name, pairing in sketched_learners(m).items()
            if name.startswith("SON")}
-    return {**son, "SON m=0": (SON, None), "OGD": ("ogd", None)}
+    return {**son, "SON m=0": (SON, None), "OGD": ("ogd", None), "AdaGrad": ("adagrad", None)}
 
 
 def sparse_section(config, log):

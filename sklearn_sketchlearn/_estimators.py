@@ -218,9 +218,11 @@ class _BaseSketchedOnline(BaseEstimator):
             partial = None
             units = self._units
             # a classifier's running units of a stream that is not centred move
-            # only the chunk's features (a regressor's scale every weight with y)
-            if X is not None and (units is None or is_classifier(self)
-                                  and not units["center_features"]):
+            # only the chunk's features (a regressor's scale every weight with
+            # y); threads may still write into the state after the call raised
+            # (an interrupt does not stop them), so they get copies to write into
+            if X is not None and not self._threads() and (
+                    units is None or is_classifier(self) and not units["center_features"]):
                 partial = self.update_rule_._partial_snapshot(self._state, self.sketch_, X)
             if partial is None:
                 saved["_state"] = {key: value.copy() for key, value in self._state.items()}
@@ -328,7 +330,7 @@ class _BaseSketchedOnline(BaseEstimator):
         n_problems = self._state["weights"].shape[0]
         best_loss, no_improvement = np.inf, 0
         start = time.perf_counter()
-        threads = n_problems > 1 and self.n_jobs not in (None, 1)
+        threads = self._threads()
         # Building a Parallel costs ~50 us: only when there are threads to use.
         pool = Parallel(n_jobs=self.n_jobs, require="sharedmem") if threads else nullcontext()
         with pool as parallel:
@@ -376,6 +378,10 @@ class _BaseSketchedOnline(BaseEstimator):
         # coef_ is computed from the state when next read (see _published_model)
         self._published = None
 
+    def _threads(self):
+        """Whether the problems learn in threads (one-vs-rest with ``n_jobs``)."""
+        return self._state["weights"].shape[0] > 1 and self.n_jobs not in (None, 1)
+
     def _warn_if_unconverged(self):
         """SGDClassifier's warning when ``fit`` ran its ``max_iter`` passes
         with ``tol`` set, its stopping criterion unmet."""
@@ -388,7 +394,7 @@ class _BaseSketchedOnline(BaseEstimator):
         """Add a chunk to the running units and move every problem's state
         with them (see :mod:`sklearn_sketchlearn._units`)."""
         units = self._units
-        with np.errstate(over="ignore"):  # an overflow is refused below
+        with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused below
             targets = None if is_classifier(self) else y - self._target_offset
             features = _units.observe(units, X, targets, sample_weight)
         if not (all(np.isfinite(units[key][features]).all()
