@@ -6,7 +6,9 @@ A kernel compiles at its first call in a process whose numba cache lacks it:
 share one installation, can pay that once, when the image is built: this
 trains every pairing on a few rows, which compiles each kernel into the cache
 with the argument types real data gives it (the estimators normalise them, so
-dense and sparse chunks share one compiled kernel). The cache is numba's (see
+dense and sparse chunks share one compiled kernel), and SON's pairings also on
+wide CSR rows, which take its sparse form (a kernel of its own: rows in the
+dense form compile one without it). The cache is numba's (see
 ``_kernels._jit``): the package's ``__pycache__`` folders, or ``NUMBA_CACHE_DIR``
 when set, which the processes that train must then see too. Machine code is
 compiled for the CPU it runs on: build on the kind of machine that trains.
@@ -16,6 +18,7 @@ import time
 from functools import partial
 
 import numpy as np
+import scipy.sparse as sp
 
 from . import SketchedOnlineClassifier
 from .sketches import SKETCHES
@@ -44,10 +47,15 @@ def compile_kernels(learners=None, sketches=tuple(SKETCHES), log=None):
     rng = np.random.default_rng(0)
     X = rng.standard_normal((40, 12))  # more features than any default sketch's size
     y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    # two non-zeros a row of 2,000: rows that take SON's sparse form
+    wide = sp.random(40, 2_000, density=1e-3, format="csr", random_state=0) + sp.csr_matrix(
+        (np.ones(40), (np.arange(40), np.zeros(40, dtype=int))), shape=(40, 2_000))
     for rule, sketch in pairings() if learners is None else learners:
         began = time.perf_counter()
         model = SketchedOnlineClassifier(rule, sketch=sketch, random_state=0).fit(X, y)
         model.score(X, y)
+        if rule == "son":
+            SketchedOnlineClassifier(rule, sketch=sketch, random_state=0).fit(wide, y)
         log(f"{rule} over {sketch}: {time.perf_counter() - began:.1f} s")
     for sketch in sketches:
         SKETCHES[sketch]().fit(X)

@@ -36,14 +36,21 @@ SKETCH_NAMES = {
 
 
 @functools.cache
-def partial_fit_kernel(rule, kind):
+def partial_fit_kernel(rule, kind, dense_only=False):
     """The compiled ``kernel(chunk, state, params, decisions)`` of ``rule``
     (``"son"``, ``"ada_fd"`` or ``"sdrogd"``) over sketch ``kind``; see the
-    rule's pass for the arguments."""
+    rule's pass for the arguments.
+
+    ``dense_only`` (SON): the pass without its sparse form, for a call whose
+    rows take the dense form on a state that is not in the sparse form. Its
+    branches are pruned like the other sketches', so a learner that never
+    sees wide CSR rows never compiles the sparse form: over fast FD, 3.9 MB
+    of machine code against 7.3, about a third less compile time.
+    """
 
     def kernel(chunk, state, params, decisions):
         if rule == "son":
-            return son_pass(kind, chunk, state, params, decisions)
+            return son_pass(kind, dense_only, chunk, state, params, decisions)
         if rule == "ada_fd":
             return ada_fd_pass(kind, chunk, state, params, decisions)
         return sdrogd_pass(kind, chunk, state, params, decisions)
@@ -53,5 +60,5 @@ def partial_fit_kernel(rule, kind):
     # each file its machine code under the other's entry.
     name, seconds = RULES[rule]
     short, words = SKETCH_NAMES[kind]
-    kernel.__name__ = kernel.__qualname__ = f"{rule}_over_{short}"
+    kernel.__name__ = kernel.__qualname__ = f"{rule}_over_{short}" + "_dense" * dense_only
     return jit(kernel, announce=(f"the {name} kernel over {words}", seconds))

@@ -334,13 +334,17 @@ def refresh_after_rescale(kind, n_rows, gram, factor, ridge, cholesky, dense, cu
 
 
 @jit(inline=True)
-def son_pass(kind, chunk, state, params, decisions):
+def son_pass(kind, dense_only, chunk, state, params, decisions):
     """One pass of SON over a chunk, in the order given by ``chunk``'s ``order``.
 
     Parameters
     ----------
     kind : int
         The sketch's code (``FREQUENT_DIRECTIONS``, ...).
+    dense_only : bool
+        The pass without the sparse form (a constant of the compiled kernel:
+        see ``_pairings``): the rows take the dense form, and the state is
+        not in the sparse form.
     chunk : tuple
         ``(X, data, indices, indptr, is_sparse, order, y, sample_weight)``: the
         ``i``-th example learned is row ``order[i]`` of the chunk, with target
@@ -363,7 +367,8 @@ def son_pass(kind, chunk, state, params, decisions):
         fit_intercept, scaling, t_start, sparse_form)``; see :func:`son_ridge`
         for ``ridge_params``. ``target_bound > 0`` bounds predictions by
         ``target_bound`` times the largest ``|y|`` learned so far.
-        ``sparse_form`` lets CSR rows take the sparse form.
+        ``sparse_form``: CSR rows take the sparse form (the caller's choice;
+        never over the exact sketch or in centred units).
     decisions : ndarray of shape (n_samples,)
         Filled with each example's prediction before it is learned.
 
@@ -389,13 +394,16 @@ def son_pass(kind, chunk, state, params, decisions):
 
     n_features = weights.shape[0]
     capacity = rows.shape[0]
-    sparse = is_sparse and sparse_form and kind != EXACT and scaling != 2
-    if sparse and form[SPARSE] == 0:
-        enter_sparse_form(kind, rows, counts[0], sketch_weights, form, touched, versions,
-                          floats)
-    elif not sparse and form[SPARSE] == 1:
-        leave_sparse_form(kind, rows, weights, sketch_weights, factor, form, versions, maps,
-                          folds)
+    if dense_only:
+        sparse = False
+    else:
+        sparse = is_sparse and sparse_form
+        if sparse and form[SPARSE] == 0:
+            enter_sparse_form(kind, rows, counts[0], sketch_weights, form, touched, versions,
+                              floats)
+        elif not sparse and form[SPARSE] == 1:
+            leave_sparse_form(kind, rows, weights, sketch_weights, factor, form, versions, maps,
+                              folds)
     columns = rows.reshape((n_features, capacity))
     n_directions = 0 if kind == NO_SKETCH or kind == EXACT else capacity
     if kind == FREQUENT_DIRECTIONS:

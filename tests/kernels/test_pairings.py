@@ -94,3 +94,36 @@ def test_compiling_ahead_lets_a_later_process_start_from_the_cache(tmp_path):
     out, stderr = fresh_process(TRAIN, [], tmp_path)
     assert json.loads(out) == [1, 0]
     assert "compiling" not in stderr
+
+
+# Trains SON on dense rows, then on wide CSR rows; reports whether the sparse
+# form's code had compiled after each.
+SPARSE_FORM = """
+import json
+import numpy as np
+import scipy.sparse as sp
+from sklearn_sketchlearn import SketchedOnlineClassifier
+from sklearn_sketchlearn._kernels import _son_sparse
+
+def compiled():
+    return len(_son_sparse.sparse_step.signatures)
+
+rng = np.random.default_rng(0)
+X = rng.standard_normal((60, 8))
+y = (X[:, 0] > 0).astype(int)
+model = SketchedOnlineClassifier("son", sketch="fast_fd").partial_fit(X, y, classes=[0, 1])
+after_dense = compiled()
+wide = sp.random(60, 2000, density=2e-3, format="csr", random_state=0)
+model = SketchedOnlineClassifier("son", sketch="fast_fd").partial_fit(wide, y, classes=[0, 1])
+print(json.dumps([after_dense, compiled(), int(model._state["form"][0, 1])]))
+"""
+
+
+@pytest.mark.slow
+def test_dense_rows_compile_no_sparse_form(tmp_path):
+    # SON's kernel compiled its sparse form (CSR rows in time independent of
+    # d) for every learner: over fast FD, half its machine code
+    out, _ = fresh_process(SPARSE_FORM, [], tmp_path)
+    after_dense, after_wide, in_sparse_form = json.loads(out)
+    assert after_dense == 0
+    assert after_wide == 1 and in_sparse_form == 1
