@@ -79,7 +79,13 @@ from ._son_sparse import (
     sparse_step,
     standardize_sparse_example,
 )
-from ._units import feature_units, move_curvature_totals, move_gram, set_units
+from ._units import (
+    RESCALE_TOLERANCE,
+    feature_units,
+    move_curvature_totals,
+    move_gram,
+    set_units,
+)
 
 
 @jit
@@ -319,6 +325,38 @@ def move_units(j, f, c, bias, center, weights, scale, floats, rows, n_rows, gram
 
 
 @jit
+def move_target_unit(magnitude, weight, weights, sketch_weights, folds, floats):
+    """The unit of the targets, ``floats[8]`` (1 while it is 0), after a target
+    of magnitude ``magnitude`` and weight ``weight``: the weighted mean
+    magnitude (``floats[9] / floats[10]``; a mean, not a root mean square, as
+    heavy tails are where these losses are chosen), revisited when it leaves
+    the unit in use by more than ``RESCALE_TOLERANCE``.
+
+    A loss whose slope is +-1 (absolute, epsilon-insensitive) sketches the
+    same curvature whatever the targets' units, so its Newton steps move a
+    prediction by amounts that do not scale with ``y``: learned in this unit,
+    they do. A move of the unit by ``r`` scales everything in the units of the
+    weights (``w = w_bar + Z^T b``, the sparse form's pending folds, ``|Z^T
+    b|^2`` at its last fold, the largest target learned), O(d) a move, so that
+    the function learned is unchanged.
+    """
+    floats[9] += weight * magnitude
+    floats[10] += weight
+    unit = floats[8] if floats[8] > 0.0 else 1.0
+    mean = floats[9] / floats[10] if floats[10] > 0.0 else 0.0
+    if mean > 0.0 and (floats[8] == 0.0 or mean > unit * (1.0 + RESCALE_TOLERANCE)
+                       or mean * (1.0 + RESCALE_TOLERANCE) < unit):
+        r = unit / mean
+        weights *= r
+        sketch_weights *= r
+        folds *= r
+        floats[4] *= r
+        floats[7] *= r * r
+        floats[8] = unit = mean
+    return unit
+
+
+@jit
 def refresh_after_rescale(kind, n_rows, gram, factor, ridge, cholesky, dense, curvature,
                           exact_ridge):
     """Refactor what depends on the sketch after its columns moved: the
@@ -357,18 +395,23 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
         ``counts[1]`` the RP seed; ``floats`` FD's total shrink, ``sum
         |g_hat|^2``, the missed mass, the number of sketched gradients, the
         largest ``|y|`` learned, the number of examples seen, the exact
-        sketch's ridge and ``|Z^T b|^2`` at the sparse form's last fold.
+        sketch's ridge, ``|Z^T b|^2`` at the sparse form's last fold, the
+        targets' unit (``target_units``; 0 until a target is not 0) and the
+        weighted sum of the targets' magnitudes and of their weights.
         ``sketch_weights``, ``form``, ``touched``, ``versions``, ``maps`` and
         ``folds`` hold the sparse form (``_son_sparse``), in which ``weights``
         is ``w_bar``.
     params : tuple
         ``(rank, ridge_params, loss_code, epsilon, bound, target_bound,
         sigma, gauss_newton, eta0, power_t, oja_eta0, oja_constant,
-        fit_intercept, scaling, t_start, sparse_form)``; see :func:`son_ridge`
+        fit_intercept, scaling, t_start, sparse_form, target_units)``; see
+        :func:`son_ridge`
         for ``ridge_params``. ``target_bound > 0`` bounds predictions by
         ``target_bound`` times the largest ``|y|`` learned so far.
         ``sparse_form``: CSR rows take the sparse form (the caller's choice;
-        never over the exact sketch or in centred units).
+        never over the exact sketch or in centred units). ``target_units``:
+        learn the targets in their running unit (:func:`move_target_unit`);
+        ``decisions`` are in the targets' own units either way.
     decisions : ndarray of shape (n_samples,)
         Filled with each example's prediction before it is learned.
 
@@ -389,7 +432,8 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
     (weights, rows, gram, cholesky, eigenvalues, dense, factor, counts, floats, scale,
      sketch_weights, form, touched, versions, maps, folds) = state
     (rank, ridge_params, loss_code, epsilon, bound, target_bound, sigma, gauss_newton,
-     eta0, power_t, oja_eta0, oja_constant, fit_intercept, scaling, t_start, sparse_form) = params
+     eta0, power_t, oja_eta0, oja_constant, fit_intercept, scaling, t_start, sparse_form,
+     target_units) = params
     adaptive = ridge_params[3]
 
     n_features = weights.shape[0]
@@ -433,6 +477,11 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
         else:
             load_example(row, X, data, indices, indptr, is_sparse, fit_intercept, x)
         weight, target = sample_weight[i], y[i]
+        unit = 1.0
+        if target_units:  # learn y / unit: see move_target_unit
+            unit = move_target_unit(abs(target), weight, weights, sketch_weights, folds,
+                                    floats)
+            target /= unit
         n_rows = 0
         if kind == FREQUENT_DIRECTIONS:
             n_rows = counts[0]
@@ -469,13 +518,13 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
         # Projection step (Lemma 1): w = u - tau_C(u^T x) A^{-1} x / (x^T A^{-1} x),
         # after which w^T x = clip(u^T x) exactly. Pending update of u:
         # u -= x_coefficient x - sum_i row_coefficients_i rows_i (current rows).
-        limit = prediction_limit(bound, target_bound, floats[4])
+        limit = prediction_limit(bound / unit, target_bound, floats[4])
         excess = np.sign(z) * max(abs(z) - limit, 0.0)
         prediction = z - excess
         if not np.isfinite(prediction):
             return i
-        decisions[i] = prediction
-        derivative = loss_derivative(loss_code, prediction, target, epsilon)
+        decisions[i] = prediction * unit
+        derivative = loss_derivative(loss_code, prediction, target, epsilon / unit)
         slope = weight * derivative
         x_coefficient = 0.0
         row_coefficients[:n_rows] = 0.0

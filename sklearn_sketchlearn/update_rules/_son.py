@@ -66,7 +66,11 @@ class SketchedOnlineNewton(BaseUpdateRule):
       x`` (Gauss-Newton; with the squared loss and the exact sketch this is
       recursive least squares, whose steps scale with ``y``) for the squared,
       squared hinge and log losses; SON's ``g_hat = sqrt(sigma_t + eta_t) g``
-      for the others (a sample weight ``s`` has ``sigma_t = sigma / s``).
+      for the others (a sample weight ``s`` has ``sigma_t = sigma / s``). A
+      regressor with a loss of slope +-1 (absolute, epsilon-insensitive),
+      whose steps would not scale with ``y``, learns ``(y - y_1) / u`` in the
+      running unit ``u``, the weighted mean ``|y - y_1|`` (the weights move
+      with each move of ``u``).
     * ``ridge='adaptive'``: ``alpha_t = alpha * sum_s |g_hat_s|^2 / d + M_t /
       max(min(d, n_t) - m, 1)``, a fraction ``alpha`` of the mean curvature per
       direction plus the curvature ``M_t`` the sketch missed spread over the
@@ -257,6 +261,10 @@ class SketchedOnlineNewton(BaseUpdateRule):
                 "bound; it needs a bound: set bound to a number."
             )
         self.sigma_ = loss.curvature(self.bound_) if self.sigma == "auto" else float(self.sigma)
+        # see _kernels._son.move_target_unit; the papers' algorithm
+        # (feature_scaling=None) learns in the data's units
+        self._target_units = bool(not is_classifier and self.feature_scaling is not None
+                                  and self.curvature_ == "gradient" and not loss.has_curvature)
         if (self.curvature_ == "gradient" and self.sigma_ == 0 and self.eta0 == 0
                 and sketch is not None):
             raise ValueError(
@@ -287,8 +295,9 @@ class SketchedOnlineNewton(BaseUpdateRule):
         if sketch is not None and sketch._kind == EXACT:
             state["dense"] = np.sqrt(ridge) * np.eye(n_features)
         # FD's shrink, sum |g_hat|^2, missed mass, gradients sketched, max |y|,
-        # examples seen, the exact sketch's ridge, |w|^2 at the sparse form's last fold
-        floats = np.zeros(8)
+        # examples seen, the exact sketch's ridge, |w|^2 at the sparse form's last
+        # fold, the targets' unit, the weighted sums of |y| and of the weights
+        floats = np.zeros(11)
         floats[6] = ridge
         floats[0] = state["floats"][0]
         state["floats"] = floats
@@ -340,7 +349,7 @@ class SketchedOnlineNewton(BaseUpdateRule):
             np.inf if self.bound_ is None else float(self.bound_), self._target_bound,
             self.sigma_, self.curvature_ == "gauss_newton", float(self.eta0),
             float(self.power_t), oja_eta0, oja_constant, settings.fit_intercept, scaling,
-            settings.t_start, sparse,
+            settings.t_start, sparse, self._target_units,
         )
         arrays = (
             state["weights"], state["rows"], state["gram"], state["cholesky"],
@@ -377,8 +386,8 @@ class SketchedOnlineNewton(BaseUpdateRule):
         # ``capacity - rank + 1`` rows) fit in the versions left.
         form = states["form"]
         if not (sp.issparse(X) and X.format == "csr" and form[:, SPARSE].all()
-                and states["rows"].flags.c_contiguous):
-            return None
+                and states["rows"].flags.c_contiguous) or self._target_units:
+            return None  # (a move of the targets' unit rescales every weight)
         n_rows, capacity = X.shape[0], states["rows"].shape[1]
         n_features = states["weights"].shape[1]
         # (X may hold duplicates, which the call sums: its count of values is an
@@ -426,10 +435,16 @@ class SketchedOnlineNewton(BaseUpdateRule):
     def _prediction_limit(self, state):
         # SON predicts with the projected weights (Lemma 1): clip(u^T x, -C, C)
         bound = np.inf if self.bound_ is None else float(self.bound_)
-        return prediction_limit(bound, self._target_bound, state["floats"][4])
+        return prediction_limit(bound, self._target_bound,
+                                state["floats"][4] * self._target_unit(state))
+
+    def _target_unit(self, state):
+        """The unit the targets are learned in (see ``move_target_unit``)."""
+        unit = state["floats"][8]
+        return unit if self._target_units and unit > 0.0 else 1.0
 
     def _coef(self, state):
-        weights = self._weights(state)
+        weights = self._weights(state) * self._target_unit(state)
         if self.feature_scaling == "adagrad":
             return weights / np.sqrt(state["scale"][0])
         if self.feature_scaling in ("standardize", "scale"):

@@ -97,6 +97,28 @@ def test_the_sparse_form_learns_the_dense_model(stream, sketch, scaling, setting
     assert_same_model(dense, sparse, rtol=1e-7 if sketch == "oja" else 1e-9)
 
 
+@pytest.mark.parametrize("sketch", ["fd", "fast_rfd", "oja", "rp", "none"])
+def test_the_sparse_form_learns_the_dense_model_in_the_targets_unit(stream, sketch):
+    # the absolute loss learns y in its running unit: each move of the unit
+    # rescales w = w_bar + Z^T b and the sparse form's pending folds
+    X, _, weights = stream
+    rng = np.random.default_rng(4)
+    y = (X @ rng.standard_normal(X.shape[1])) * np.geomspace(1.0, 1e3, X.shape[0])
+    models = []
+    for rows in (X, sp.csr_matrix(X)):
+        model = SketchedOnlineRegressor(SketchedOnlineNewton(feature_scaling="scale"),
+                                        sketch=SKETCHES[sketch], loss="absolute_error",
+                                        random_state=0)
+        for begin in range(0, X.shape[0], 7):
+            model.partial_fit(rows[begin:begin + 7], y[begin:begin + 7],
+                              sample_weight=weights[begin:begin + 7])
+        models.append(model)
+    dense, sparse = models
+    assert sparse._state["form"][0, 1] == 1 and dense._state["form"][0, 1] == 0
+    assert sparse._state["floats"][0, 8] > 10 * np.abs(y[:7]).max()  # the unit moved
+    assert_same_model(dense, sparse, rtol=1e-7 if sketch == "oja" else 1e-9)
+
+
 @pytest.mark.parametrize("sketch", ["oja", "rp", "fast_fd"])
 def test_csr_standardize_scales_without_centering(stream, sketch):
     # centering would make every sparse row dense: a model started on sparse
