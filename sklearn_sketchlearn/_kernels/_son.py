@@ -327,10 +327,15 @@ def move_units(j, f, c, bias, center, weights, scale, floats, rows, n_rows, gram
 @jit
 def move_target_unit(magnitude, weight, weights, sketch_weights, folds, floats):
     """The unit of the targets, ``floats[8]`` (1 while it is 0), after a target
-    of magnitude ``magnitude`` and weight ``weight``: the weighted mean
-    magnitude (``floats[9] / floats[10]``; a mean, not a root mean square, as
-    heavy tails are where these losses are chosen), revisited when it leaves
-    the unit in use by more than ``RESCALE_TOLERANCE``.
+    of magnitude ``magnitude`` and weight ``weight``.
+
+    The unit follows the median of the non-zero magnitudes of positive weight
+    (``n = floats[9]`` of them): its logarithm ``floats[10]`` starts at the
+    first and moves by ``1 / sqrt(n)`` towards each, up or down, so that one
+    outlier moves it by a factor of at most ``exp(1 / sqrt(n))`` (these losses
+    are chosen for heavy tails: a running mean took the unit, and the steps,
+    to an outlier's size). The unit in use moves when the median leaves it by
+    more than ``RESCALE_TOLERANCE``.
 
     A loss whose slope is +-1 (absolute, epsilon-insensitive) sketches the
     same curvature whatever the targets' units, so its Newton steps move a
@@ -340,19 +345,26 @@ def move_target_unit(magnitude, weight, weights, sketch_weights, folds, floats):
     b|^2`` at its last fold, the largest target learned), O(d) a move, so that
     the function learned is unchanged.
     """
-    floats[9] += weight * magnitude
-    floats[10] += weight
+    if weight > 0.0 and magnitude > 0.0:
+        floats[9] += 1.0
+        logarithm = np.log(magnitude)
+        if floats[9] == 1.0:
+            floats[10] = logarithm
+        else:
+            floats[10] += np.sign(logarithm - floats[10]) / np.sqrt(floats[9])
     unit = floats[8] if floats[8] > 0.0 else 1.0
-    mean = floats[9] / floats[10] if floats[10] > 0.0 else 0.0
-    if mean > 0.0 and (floats[8] == 0.0 or mean > unit * (1.0 + RESCALE_TOLERANCE)
-                       or mean * (1.0 + RESCALE_TOLERANCE) < unit):
-        r = unit / mean
+    if floats[9] == 0.0:
+        return unit
+    median = np.exp(floats[10])
+    if (floats[8] == 0.0 or median > unit * (1.0 + RESCALE_TOLERANCE)
+            or median * (1.0 + RESCALE_TOLERANCE) < unit):
+        r = unit / median
         weights *= r
         sketch_weights *= r
         folds *= r
         floats[4] *= r
         floats[7] *= r * r
-        floats[8] = unit = mean
+        floats[8] = unit = median
     return unit
 
 
@@ -396,8 +408,8 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
         |g_hat|^2``, the missed mass, the number of sketched gradients, the
         largest ``|y|`` learned, the number of examples seen, the exact
         sketch's ridge, ``|Z^T b|^2`` at the sparse form's last fold, the
-        targets' unit (``target_units``; 0 until a target is not 0) and the
-        weighted sum of the targets' magnitudes and of their weights.
+        targets' unit (``target_units``; 0 until a target is not 0), the
+        count of the targets' non-zero magnitudes and their running log median.
         ``sketch_weights``, ``form``, ``touched``, ``versions``, ``maps`` and
         ``folds`` hold the sparse form (``_son_sparse``), in which ``weights``
         is ``w_bar``.

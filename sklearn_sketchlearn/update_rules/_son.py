@@ -69,8 +69,8 @@ class SketchedOnlineNewton(BaseUpdateRule):
       for the others (a sample weight ``s`` has ``sigma_t = sigma / s``). A
       regressor with a loss of slope +-1 (absolute, epsilon-insensitive),
       whose steps would not scale with ``y``, learns ``(y - y_1) / u`` in the
-      running unit ``u``, the weighted mean ``|y - y_1|`` (the weights move
-      with each move of ``u``).
+      running unit ``u``, the median of ``|y - y_1|`` tracked online (the
+      weights move with each move of ``u``).
     * ``ridge='adaptive'``: ``alpha_t = alpha * sum_s |g_hat_s|^2 / d + M_t /
       max(min(d, n_t) - m, 1)``, a fraction ``alpha`` of the mean curvature per
       direction plus the curvature ``M_t`` the sketch missed spread over the
@@ -296,7 +296,7 @@ class SketchedOnlineNewton(BaseUpdateRule):
             state["dense"] = np.sqrt(ridge) * np.eye(n_features)
         # FD's shrink, sum |g_hat|^2, missed mass, gradients sketched, max |y|,
         # examples seen, the exact sketch's ridge, |w|^2 at the sparse form's last
-        # fold, the targets' unit, the weighted sums of |y| and of the weights
+        # fold, the targets' unit, the count and the running log median of |y|
         floats = np.zeros(11)
         floats[6] = ridge
         floats[0] = state["floats"][0]
@@ -440,8 +440,9 @@ class SketchedOnlineNewton(BaseUpdateRule):
 
     def _target_unit(self, state):
         """The unit the targets are learned in (see ``move_target_unit``)."""
-        unit = state["floats"][8]
-        return unit if self._target_units and unit > 0.0 else 1.0
+        if not self._target_units or state["floats"][8] == 0.0:
+            return 1.0
+        return state["floats"][8]
 
     def _coef(self, state):
         weights = self._weights(state) * self._target_unit(state)
