@@ -221,8 +221,9 @@ class _BaseSketchedOnline(BaseEstimator):
             # only the chunk's features (a regressor's scale every weight with
             # y); threads may still write into the state after the call raised
             # (an interrupt does not stop them), so they get copies to write into
-            if X is not None and not self._threads() and (
-                    units is None or is_classifier(self) and not units["center_features"]):
+            partial_ok = X is not None and not self._threads() and (
+                units is None or is_classifier(self) and not units["center_features"])
+            if partial_ok:
                 partial = self.update_rule_._partial_snapshot(self._state, self.sketch_, X)
             if partial is None:
                 saved["_state"] = {key: value.copy() for key, value in self._state.items()}
@@ -239,6 +240,8 @@ class _BaseSketchedOnline(BaseEstimator):
             self.__dict__.clear()
             self.__dict__.update(saved)
             raise
+        if continuing and partial_ok:
+            self.update_rule_._make_room(self._state)
 
     # -- learning -----------------------------------------------------------
 

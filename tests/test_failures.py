@@ -343,24 +343,74 @@ def test_a_sum_that_overflows_in_a_first_order_rule_is_caught(sparse):
     assert pickle.dumps(model) == before
 
 
-def test_a_partial_snapshot_is_taken_only_where_no_sweep_can_come():
+def test_a_partial_snapshot_is_taken_only_where_no_sweep_can_come(monkeypatch):
     # a sweep over every column (the lazy changes running out) would change
     # features a partial snapshot does not hold: it must come in calls that save
-    # everything. Row-by-row FD records a change at most every row.
+    # everything, or after a call (_make_room), the versions kept having been
+    # made to hold every change the call can record. Row-by-row FD records a
+    # change at most every row.
     X, y = sparse_stream(n=1200, d=2000, nnz=3)
     model = SketchedOnlineClassifier(SketchedOnlineNewton(feature_scaling="scale"),
                                      sketch="fd", random_state=0)
     model.partial_fit(X[:10], y[:10], classes=[0, 1])
-    partial_calls, sweeps = 0, 0
+    make_room, before_room = SketchedOnlineNewton._make_room, []
+
+    def spy(rule, states):
+        before_room.append(states["form"][0, REFRESHES])
+        make_room(rule, states)
+
+    monkeypatch.setattr(SketchedOnlineNewton, "_make_room", spy)
+    partial_calls = 0
     for begin in range(10, X.shape[0], 10):
         rows = X[begin:begin + 10]
         partial = model.update_rule_._partial_snapshot(model._state, model.sketch_, rows)
         refreshes = model._state["form"][0, REFRESHES]
         model.partial_fit(rows, y[begin:begin + 10])
-        swept = model._state["form"][0, REFRESHES] > refreshes
-        assert not (swept and partial is not None)
-        partial_calls, sweeps = partial_calls + (partial is not None), sweeps + swept
-    assert sweeps >= 2 and partial_calls > 0.5 * (X.shape[0] // 10)
+        assert not (before_room[-1] > refreshes and partial is not None)
+        partial_calls += partial is not None
+    # every call saved only its features; the sweeps came after calls
+    assert model._state["form"][0, REFRESHES] >= 2
+    assert partial_calls >= X.shape[0] // 10 - 2
+
+
+@pytest.mark.parametrize("sketch", ["oja", "rp"])
+def test_versions_grow_for_a_call_and_a_failed_call_changes_nothing(sketch, monkeypatch):
+    # Oja's sketch can record two lazy changes an example and RP's one: a call
+    # of 100 rows can record more than the versions kept (44 at d = 20,000), so
+    # they grow for the call, which saves only its features, and shrink back
+    # after it; the model is the dense form's, and a failed call leaves the
+    # state exactly as it was, its arrays' sizes included
+    monkeypatch.setattr(SketchedOnlineClassifier, "_BLOCK_SIZE", 4)  # blocks learned first
+    X, y = sparse_stream(n=312, d=20_000, nnz=4)
+    models = [SketchedOnlineClassifier(SketchedOnlineNewton(feature_scaling=None),
+                                       sketch=sketch, random_state=0)
+              .partial_fit(rows[:100], y[:100], classes=[0, 1]) for rows in (X, X.toarray())]
+    model = models[0]
+    n_versions = model._state["maps"].shape[1]
+    assert model._state["form"][0, 1] == 1  # the sparse form
+    snapshot, snapshots = SketchedOnlineNewton._partial_snapshot, []
+
+    def spy(rule, states, sketch, rows):
+        saved = snapshot(rule, states, sketch, rows)
+        if sp.issparse(rows):
+            snapshots.append((saved is not None, states["maps"].shape[1]))
+        return saved
+
+    monkeypatch.setattr(SketchedOnlineNewton, "_partial_snapshot", spy)
+    for begin in (100, 200):
+        for rows, learner in zip((X, X.toarray()), models, strict=True):
+            learner.partial_fit(rows[begin:begin + 100], y[begin:begin + 100])
+    assert [partial for partial, _ in snapshots] == [True, True]
+    assert all(size > n_versions for _, size in snapshots)
+    assert model._state["maps"].shape[1] == n_versions
+    np.testing.assert_allclose(model.coef_, models[1].coef_, rtol=0,
+                               atol=1e-9 * np.abs(models[1].coef_).max())
+    before = pickle.dumps(model)
+    bad = sp.csr_matrix(blow_up(X[300:312].toarray(), first_row=6))
+    with pytest.raises(ValueError, match="diverged"):
+        model.partial_fit(bad, y[300:312])
+    assert snapshots[-1][0]
+    assert pickle.dumps(model) == before
 
 
 def test_a_divergence_in_a_later_block_undoes_the_earlier_blocks(stream, monkeypatch):

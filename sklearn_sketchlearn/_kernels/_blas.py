@@ -67,6 +67,19 @@ def product_into(a, b, out):
 
 
 @jit
+def rows_product_into(a, b, out):
+    """``out = a @ b`` through BLAS, in blocks of rows of ``a`` small enough
+    for OpenBLAS to keep each product on the calling thread. ``out`` may be
+    ``a`` itself: each block of ``a`` is multiplied before it is overwritten."""
+    inner, n_cols = b.shape
+    height = max(1, SINGLE_THREAD_WORK // max(inner * n_cols, 1))
+    right = np.ascontiguousarray(b)
+    for start in range(0, a.shape[0], height):
+        stop = min(start + height, a.shape[0])
+        out[start:stop] = np.ascontiguousarray(a[start:stop]) @ right
+
+
+@jit
 def combine_rows(coefficients, rows, n_in, n_out):
     """``rows[:n_out] = coefficients[:n_out, :n_in] @ rows[:n_in]``, in place."""
     product_into(coefficients[:n_out, :n_in], rows[:n_in], rows[:n_out])

@@ -159,3 +159,7 @@ class BaseUpdateRule(BaseEstimator):
         restore)``: ``saved`` is to be the state after a failed call once
         ``restore()`` has run."""
         return None
+
+    def _make_room(self, states):
+        """After a successful ``partial_fit`` call that may have saved a partial
+        snapshot, tidy how the state is held (never the model)."""

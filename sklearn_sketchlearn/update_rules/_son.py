@@ -20,6 +20,7 @@ from .._kernels._son_sparse import (
     SPARSE,
     TOUCHED,
     VERSION,
+    catch_up_all,
     max_versions,
     sparse_weights,
 )
@@ -381,9 +382,10 @@ class SketchedOnlineNewton(BaseUpdateRule):
         # has it (the intercept too), and FD's shrink those of the rows
         # appended since the last one (``touched``), unless every column
         # catches up: that happens only when the lazy changes run out, which
-        # the call cannot reach if the changes it can record (``records``: Oja
-        # a refresh and a fold per example, RP a fold, FD a shrink every
-        # ``capacity - rank + 1`` rows) fit in the versions left.
+        # the call cannot reach if the changes it can record (``_records``) fit
+        # in the versions kept. They are made to fit for the call, up to a
+        # quarter of the size of Z (the saved state keeps the arrays as they
+        # were); a call that can record more saves everything (see _make_room).
         form = states["form"]
         if not (sp.issparse(X) and X.format == "csr" and form[:, SPARSE].all()
                 and states["rows"].flags.c_contiguous) or self._target_units:
@@ -394,10 +396,9 @@ class SketchedOnlineNewton(BaseUpdateRule):
         # upper bound, so a call counted sparse here takes the sparse form)
         if not self._sparse_form(n_features, capacity, X.nnz, n_rows):
             return None
-        kind, rank = sketch_kernel_params(sketch)[:2]
-        records = {OJA: 2 * n_rows, RANDOM_PROJECTION: n_rows,
-                   FREQUENT_DIRECTIONS: n_rows // max(capacity - rank + 1, 1) + 1}
-        if form[:, VERSION].max() + records.get(kind, 0) > states["maps"].shape[1]:
+        n_versions = states["maps"].shape[1]
+        needed = form[:, VERSION].max() + self._records(sketch, n_rows, capacity)
+        if needed > max(n_versions, n_features // (4 * max(capacity, 1))):
             return None
         n_touched = form[:, TOUCHED].max()
         features = chunk_features(X, n_features, states["touched"][:, :n_touched].ravel(),
@@ -420,7 +421,38 @@ class SketchedOnlineNewton(BaseUpdateRule):
             restore_columns()
             states["touched"][:, :n_written] = touched
 
+        for key in ("maps", "folds") if needed > n_versions else ():
+            grown = np.zeros((form.shape[0], needed, *states[key].shape[2:]))
+            grown[:, :n_versions] = states[key]
+            states[key] = grown
         return saved, restore
+
+    @staticmethod
+    def _records(sketch, n_rows, capacity):
+        """The most lazy changes of every column ``n_rows`` examples can record
+        (Oja a refresh and a fold per example, RP a fold, FD a shrink every
+        ``capacity - rank + 1`` rows)."""
+        kind, rank = sketch_kernel_params(sketch)[:2]
+        records = {OJA: 2 * n_rows, RANDOM_PROJECTION: n_rows,
+                   FREQUENT_DIRECTIONS: n_rows // max(capacity - rank + 1, 1) + 1}
+        return records.get(kind, 0)
+
+    def _make_room(self, states):
+        # Every column catches up (a change of how the state is held, not of
+        # the model) once the versions kept reach max_versions, as the kernel
+        # would have in the call, and versions grown for the call go: recording
+        # a change costs O(m^3) per version kept.
+        form = states["form"]
+        if not (form[:, SPARSE].all() and states["rows"].flags.c_contiguous):
+            return
+        n_features, capacity = states["weights"].shape[1], states["rows"].shape[1]
+        limit = max_versions(n_features, capacity)
+        for k in np.flatnonzero(form[:, VERSION] >= limit):
+            catch_up_all(states["rows"][k].reshape(n_features, capacity), states["weights"][k],
+                         states["versions"][k], states["maps"][k], states["folds"][k], form[k])
+        if states["maps"].shape[1] > limit:
+            for key in ("maps", "folds"):
+                states[key] = states[key][:, :limit].copy()
 
     def _weights(self, state):
         weights = state["weights"]

@@ -196,25 +196,35 @@ def test_csr_rows_take_the_form_that_costs_less(sketch, monkeypatch):
     assert forms == [0, 1, 0]
 
 
-def test_fd_rewrites_every_column_lazily():
+@pytest.mark.parametrize("chunk", [600, 50], ids=["one-call", "calls-of-50"])
+def test_fd_rewrites_every_column_lazily(chunk, monkeypatch):
     # near-orthogonal sparse rows keep displacing the sketch's top directions,
     # so most shrinks of the doubling buffer rewrite every column: each is kept
     # as a lazy change, and a sweep over all d columns (form[REFRESHES]) comes
-    # only once the versions run out, with the dense model's result
+    # only once the versions run out (in a call, or after a call that had
+    # more of them: _make_room), with the dense model's result. d spans two
+    # blocks of the sweep's matrix products (4096 columns at 8 slots).
+    monkeypatch.setattr(SketchedOnlineClassifier, "_BLOCK_SIZE", 7)
     rng = np.random.default_rng(5)
-    n, d, nnz = 600, 3000, 3
+    n, d, nnz = 600, 5000, 3
     X = sp.csr_matrix((rng.standard_normal(n * nnz), rng.choice(d, (n, nnz)).ravel(),
                        np.arange(0, n * nnz + 1, nnz)), shape=(n, d))
     X.sum_duplicates()
     labels = (X @ rng.standard_normal(d) > 0).astype(int)
-    rule = SketchedOnlineNewton(feature_scaling="scale")
-    sparse, dense = (
-        SketchedOnlineClassifier(rule, sketch=FrequentDirections(4, fast=True), random_state=0)
-        .partial_fit(rows, labels, classes=[0, 1]) for rows in (X, X.toarray()))
+    models = []
+    for rows in (X, X.toarray()):
+        model = SketchedOnlineClassifier(SketchedOnlineNewton(feature_scaling="scale"),
+                                         sketch=FrequentDirections(4, fast=True), random_state=0)
+        for begin in range(0, n, chunk):
+            model.partial_fit(rows[begin:begin + chunk], labels[begin:begin + chunk],
+                              classes=[0, 1])
+        models.append(model)
+    sparse, dense = models
     assert_same_model(dense, sparse)
     form, n_versions = sparse._state["form"][0], sparse._state["maps"].shape[1]
     assert n_versions == max(32, int(np.sqrt(d / 8)))
     shrinks = (n - 8) // 5 + 1  # a buffer of 8 rows, 4 kept at each shrink
-    rewrites = form[REFRESHES] * n_versions + form[VERSION]
-    assert rewrites > shrinks / 2
-    assert form[REFRESHES] <= shrinks / n_versions
+    if chunk == n:  # (each sweep then comes after n_versions rewrites)
+        assert form[REFRESHES] * n_versions + form[VERSION] > shrinks / 2
+    assert 0 < form[REFRESHES] <= shrinks / n_versions
+    assert sparse._state["maps"].shape[1] == n_versions  # versions grown for a call go
