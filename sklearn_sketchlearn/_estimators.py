@@ -213,7 +213,7 @@ class _BaseSketchedOnline(BaseEstimator):
         running units are updated in place: :func:`_units.snapshot` saves them.
         """
         saved = dict(self.__dict__)
-        restore = None
+        restore, partial_ok = None, False
         if continuing:
             partial = None
             units = self._units
@@ -232,6 +232,8 @@ class _BaseSketchedOnline(BaseEstimator):
             restore_units = _units.snapshot(units, None if partial is None else X)
         try:
             yield
+            if partial_ok:  # (one assignment: an interrupt before it restores)
+                self._state = self.update_rule_._tidied(self._state)
         except BaseException:
             if restore is not None:
                 restore()
@@ -240,8 +242,6 @@ class _BaseSketchedOnline(BaseEstimator):
             self.__dict__.clear()
             self.__dict__.update(saved)
             raise
-        if continuing and partial_ok:
-            self.update_rule_._make_room(self._state)
 
     # -- learning -----------------------------------------------------------
 

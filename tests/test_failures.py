@@ -24,6 +24,7 @@ from sklearn_sketchlearn.update_rules import (
     OnlineGradientDescent,
     SketchedOnlineNewton,
 )
+from sklearn_sketchlearn.update_rules import _son as son
 
 from .reference.learners import PAPER_SON
 
@@ -346,20 +347,20 @@ def test_a_sum_that_overflows_in_a_first_order_rule_is_caught(sparse):
 def test_a_partial_snapshot_is_taken_only_where_no_sweep_can_come(monkeypatch):
     # a sweep over every column (the lazy changes running out) would change
     # features a partial snapshot does not hold: it must come in calls that save
-    # everything, or after a call (_make_room), the versions kept having been
+    # everything, or after a call (_tidied), the versions kept having been
     # made to hold every change the call can record. Row-by-row FD records a
     # change at most every row.
     X, y = sparse_stream(n=1200, d=2000, nnz=3)
     model = SketchedOnlineClassifier(SketchedOnlineNewton(feature_scaling="scale"),
                                      sketch="fd", random_state=0)
     model.partial_fit(X[:10], y[:10], classes=[0, 1])
-    make_room, before_room = SketchedOnlineNewton._make_room, []
+    tidied, before_room = SketchedOnlineNewton._tidied, []
 
     def spy(rule, states):
         before_room.append(states["form"][0, REFRESHES])
-        make_room(rule, states)
+        return tidied(rule, states)
 
-    monkeypatch.setattr(SketchedOnlineNewton, "_make_room", spy)
+    monkeypatch.setattr(SketchedOnlineNewton, "_tidied", spy)
     partial_calls = 0
     for begin in range(10, X.shape[0], 10):
         rows = X[begin:begin + 10]
@@ -411,6 +412,29 @@ def test_versions_grow_for_a_call_and_a_failed_call_changes_nothing(sketch, monk
         model.partial_fit(bad, y[300:312])
     assert snapshots[-1][0]
     assert pickle.dumps(model) == before
+
+
+def test_an_interrupt_in_the_sweep_after_a_call_changes_nothing(monkeypatch):
+    # the sweep after a call works on copies that replace the state at once:
+    # an interrupt during it leaves the model as it was before the call
+    X, y = sparse_stream(n=500, d=20_000, nnz=5)
+    model, untouched = (SketchedOnlineClassifier(SketchedOnlineNewton(feature_scaling="scale"),
+                                                 sketch="fast_fd", random_state=0)
+                        .partial_fit(X[:200], y[:200], classes=[0, 1]) for _ in range(2))
+    before = pickle.dumps(model)
+    monkeypatch.setattr(son, "max_versions", lambda n_features, capacity: 1)  # sweep now
+
+    def interrupt(*args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(son, "catch_up_all", interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        model.partial_fit(X[200:500], y[200:500])
+    assert pickle.dumps(model) == before
+    monkeypatch.undo()
+    for learner in (model, untouched):
+        learner.partial_fit(X[200:500], y[200:500])
+    np.testing.assert_array_equal(model.coef_, untouched.coef_)
 
 
 def test_a_divergence_in_a_later_block_undoes_the_earlier_blocks(stream, monkeypatch):

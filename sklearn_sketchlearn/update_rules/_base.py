@@ -160,6 +160,8 @@ class BaseUpdateRule(BaseEstimator):
         ``restore()`` has run."""
         return None
 
-    def _make_room(self, states):
-        """After a successful ``partial_fit`` call that may have saved a partial
-        snapshot, tidy how the state is held (never the model)."""
+    def _tidied(self, states):
+        """The state to keep after a successful ``partial_fit`` call that may
+        have saved a partial snapshot: ``states`` itself, or a new dict that
+        holds the same model otherwise (new arrays where they differ)."""
+        return states

@@ -385,7 +385,7 @@ class SketchedOnlineNewton(BaseUpdateRule):
         # the call cannot reach if the changes it can record (``_records``) fit
         # in the versions kept. They are made to fit for the call, up to a
         # quarter of the size of Z (the saved state keeps the arrays as they
-        # were); a call that can record more saves everything (see _make_room).
+        # were); a call that can record more saves everything (see _tidied).
         form = states["form"]
         if not (sp.issparse(X) and X.format == "csr" and form[:, SPARSE].all()
                 and states["rows"].flags.c_contiguous) or self._target_units:
@@ -437,22 +437,30 @@ class SketchedOnlineNewton(BaseUpdateRule):
                    FREQUENT_DIRECTIONS: n_rows // max(capacity - rank + 1, 1) + 1}
         return records.get(kind, 0)
 
-    def _make_room(self, states):
+    def _tidied(self, states):
         # Every column catches up (a change of how the state is held, not of
         # the model) once the versions kept reach max_versions, as the kernel
         # would have in the call, and versions grown for the call go: recording
-        # a change costs O(m^3) per version kept.
+        # a change costs O(m^3) per version kept. The sweep works on copies of
+        # the arrays it changes, which the caller swaps in at once.
         form = states["form"]
         if not (form[:, SPARSE].all() and states["rows"].flags.c_contiguous):
-            return
+            return states
         n_features, capacity = states["weights"].shape[1], states["rows"].shape[1]
         limit = max_versions(n_features, capacity)
-        for k in np.flatnonzero(form[:, VERSION] >= limit):
-            catch_up_all(states["rows"][k].reshape(n_features, capacity), states["weights"][k],
-                         states["versions"][k], states["maps"][k], states["folds"][k], form[k])
-        if states["maps"].shape[1] > limit:
-            for key in ("maps", "folds"):
-                states[key] = states[key][:, :limit].copy()
+        swept = np.flatnonzero(form[:, VERSION] >= limit)
+        if swept.size == 0 and states["maps"].shape[1] <= limit:
+            return states
+        tidied = dict(states)
+        for key in ("rows", "weights", "versions", "form") if swept.size else ():
+            tidied[key] = states[key].copy()
+        for key in ("maps", "folds"):
+            tidied[key] = states[key][:, :limit].copy()
+        for k in swept:
+            catch_up_all(tidied["rows"][k].reshape(n_features, capacity), tidied["weights"][k],
+                         tidied["versions"][k], states["maps"][k], states["folds"][k],
+                         tidied["form"][k])
+        return tidied
 
     def _weights(self, state):
         weights = state["weights"]

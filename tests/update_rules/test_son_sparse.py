@@ -202,7 +202,7 @@ def test_fd_rewrites_every_column_lazily(chunk, monkeypatch):
     # so most shrinks of the doubling buffer rewrite every column: each is kept
     # as a lazy change, and a sweep over all d columns (form[REFRESHES]) comes
     # only once the versions run out (in a call, or after a call that had
-    # more of them: _make_room), with the dense model's result. d spans two
+    # more of them: _tidied), with the dense model's result. d spans two
     # blocks of the sweep's matrix products (4096 columns at 8 slots).
     monkeypatch.setattr(SketchedOnlineClassifier, "_BLOCK_SIZE", 7)
     rng = np.random.default_rng(5)
