@@ -427,7 +427,7 @@ def test_an_interrupt_in_the_sweep_after_a_call_changes_nothing(monkeypatch):
     def interrupt(*args):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(son, "catch_up_all", interrupt)
+    monkeypatch.setattr(son, "catch_up_into", interrupt)
     with pytest.raises(KeyboardInterrupt):
         model.partial_fit(X[200:500], y[200:500])
     assert pickle.dumps(model) == before

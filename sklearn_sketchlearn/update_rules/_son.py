@@ -20,7 +20,7 @@ from .._kernels._son_sparse import (
     SPARSE,
     TOUCHED,
     VERSION,
-    catch_up_all,
+    catch_up_into,
     max_versions,
     sparse_weights,
 )
@@ -441,25 +441,29 @@ class SketchedOnlineNewton(BaseUpdateRule):
         # Every column catches up (a change of how the state is held, not of
         # the model) once the versions kept reach max_versions, as the kernel
         # would have in the call, and versions grown for the call go: recording
-        # a change costs O(m^3) per version kept. The sweep works on copies of
-        # the arrays it changes, which the caller swaps in at once.
+        # a change costs O(m^3) per version kept. The sweep writes new arrays,
+        # which the caller swaps in at once.
         form = states["form"]
         if not (form[:, SPARSE].all() and states["rows"].flags.c_contiguous):
             return states
         n_features, capacity = states["weights"].shape[1], states["rows"].shape[1]
         limit = max_versions(n_features, capacity)
-        swept = np.flatnonzero(form[:, VERSION] >= limit)
-        if swept.size == 0 and states["maps"].shape[1] <= limit:
+        sweep = bool((form[:, VERSION] >= limit).any())  # (every problem's then)
+        if not sweep and states["maps"].shape[1] <= limit:
             return states
         tidied = dict(states)
-        for key in ("rows", "weights", "versions", "form") if swept.size else ():
-            tidied[key] = states[key].copy()
         for key in ("maps", "folds"):
             tidied[key] = states[key][:, :limit].copy()
-        for k in swept:
-            catch_up_all(tidied["rows"][k].reshape(n_features, capacity), tidied["weights"][k],
-                         tidied["versions"][k], states["maps"][k], states["folds"][k],
-                         tidied["form"][k])
+        if sweep:
+            for key in ("rows", "weights"):
+                tidied[key] = np.empty_like(states[key])
+            for key in ("versions", "form"):
+                tidied[key] = states[key].copy()
+        for k in range(form.shape[0]) if sweep else ():
+            catch_up_into(states["rows"][k].reshape(n_features, capacity), states["weights"][k],
+                          tidied["versions"][k], states["maps"][k], states["folds"][k],
+                          tidied["form"][k], tidied["rows"][k].reshape(n_features, capacity),
+                          tidied["weights"][k])
         return tidied
 
     def _weights(self, state):
