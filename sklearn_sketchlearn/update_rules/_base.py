@@ -157,7 +157,9 @@ class BaseUpdateRule(BaseEstimator):
         the state (``states``: every problem's arrays, stacked) that costs less
         than copying every array, or None to copy them all. Returns ``(saved,
         restore)``: ``saved`` is to be the state after a failed call once
-        ``restore()`` has run."""
+        ``restore()`` has run. A rule may then change how the live state is
+        held for the call, never the model (SON grows its lazy versions), as
+        ``saved`` keeps the arrays as they were."""
         return None
 
     def _tidied(self, states):
