@@ -64,3 +64,22 @@ def test_words_alone_carry_no_signal(stream):
     documents, y, test_documents, y_test = stream
     words = learn_stream(HashingVectorizer(n_features=2**18), documents=documents, y=y)
     assert abs(words.score(test_documents, y_test) - 0.5) < 0.04
+
+
+def test_oja_son_learns_hashed_counts_as_fd_son_does(stream):
+    # counts fed in 'scale' units (the default on sparse rows) put |g_hat|^2
+    # near a hundred, ten times the top curvature per example: Oja's paper
+    # step 1 / t then swung its directions every example and Oja-SON stayed at
+    # chance (progressive error 0.50 where FD-SON has 0.25); turning each
+    # direction in units of its own curvature, it learns as FD-SON does
+    documents, y, _, _ = stream
+    counts = HashingVectorizer(n_features=2**12, ngram_range=(1, 2), alternate_sign=False,
+                               norm=None).transform(documents)
+    errors = {}
+    for sketch in ("oja", "fd"):
+        model = SketchedOnlineClassifier(sketch=sketch, random_state=0)
+        for chunk, y_chunk in iter_minibatches(counts, y, batch_size=500):
+            model.partial_fit(chunk, y_chunk, classes=[-1, 1])
+        errors[sketch] = model.progressive_error_
+    assert errors["fd"] < 0.35  # chance is 0.5
+    assert errors["oja"] < errors["fd"] + 0.03

@@ -40,15 +40,16 @@ def sketch_append(kind, rows, gram, eigenvalues, factor, counts, c, x, squared_n
         return fd_append_row(rows, gram, counts, c, x, squared_norm, projected, ghat, work)
     n_rows = rows.shape[0]
     if kind == OJA:
-        beta = oja_small_update(factor, gram, eigenvalues, counts, projected, c, squared_norm,
-                                oja_eta0, oja_constant)
+        shifts = work[:n_rows]
+        oja_small_update(factor, gram, eigenvalues, counts, projected, c, squared_norm,
+                         oja_eta0, oja_constant, False, shifts)
         for j in range(n_rows):
-            axpy(beta * projected[j], x, rows[j])
+            axpy(shifts[j], x, rows[j])
         if oja_refresh(rows, gram, factor):
             matvec(rows, n_rows, x, projected)
         else:
             for j in range(n_rows):
-                projected[j] *= 1.0 + beta * squared_norm
+                projected[j] += shifts[j] * squared_norm
     elif kind == RANDOM_PROJECTION:
         r = work
         rp_draw(np.uint64(counts[1]), counts[0], r)

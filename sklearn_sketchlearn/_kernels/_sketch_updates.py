@@ -175,32 +175,62 @@ def oja_step_size(n_seen, eta0, constant):
 
 @jit
 def oja_small_update(factor, gram, eigenvalues, counts, projected, c, squared_norm, eta0,
-                     constant):
+                     constant, unit_free, shifts):
     """The m x m part of one Oja step (SON eq. 4) with ``g_hat = c x``.
 
     The directions are kept factored, ``V = F Z`` (SON Algorithm 5): with
     ``p = Z x`` (``projected``), ``V + Gamma (V g_hat) g_hat^T = F Z_new`` for
-    ``Z_new = Z + beta p x^T`` and ``beta = Gamma c^2``, so the O(m^2 d)
+    ``Z_new = Z + q x^T`` and ``q = c^2 F^{-1} Gamma F p``, so the O(m^2 d)
     orthonormalisation becomes an O(m^3) update of ``F``: with ``K = Z Z^T``,
     Gram-Schmidt on the rows of ``F Z_new`` is ``L^{-1} F Z_new`` for the
     Cholesky factor ``L`` of ``F K_new F^T``. Updates ``t = counts[0]``,
-    ``Lambda``, ``K`` and ``F``; returns ``beta`` for the caller to apply to ``Z``.
+    ``Lambda``, ``K`` and ``F``; writes ``q`` into ``shifts[:m]`` for the
+    caller to apply to ``Z``.
+
+    ``Lambda`` is the running mean of ``(V g_hat)^2`` with weight ``gamma``
+    (:func:`oja_step_size`). The directions move by ``Gamma = gamma I`` (the
+    paper's), or with ``unit_free`` by ``Gamma_i = gamma / max(Lambda_i, gamma
+    |g_hat|^2)``: ``gamma`` alone is a number while ``Gamma g_hat g_hat^T``
+    must be one, so the paper's step turns each direction by about ``gamma
+    |g_hat|^2`` radians, whatever the curvature it holds; in units where
+    ``|g_hat|^2`` is in the hundreds the directions swing every example, each
+    taking its ``t Lambda_i`` onto a new direction, and SON over them diverges.
+    Measured in the direction's own curvature (Oja and Karhunen's rate, ``1 /
+    t`` in units of the eigenvalue), each turns by at most a radian and the
+    sketch is invariant to the units of ``g_hat``.
     """
     m = factor.shape[0]
     counts[0] += 1
     gamma = oja_step_size(counts[0], eta0, constant)
+    rotated = np.empty(m)
     for i in range(m):
         projected_v = 0.0  # (V g_hat)_i = c (F p)_i
         for j in range(i + 1):
             projected_v += factor[i, j] * projected[j]
+        rotated[i] = projected_v
         eigenvalues[i] = (1.0 - gamma) * eigenvalues[i] + gamma * (c * projected_v) ** 2
     beta = gamma * c * c
+    shifts[:m] = 0.0
     if beta == 0.0:
-        return 0.0
-    weight = 2.0 * beta + beta * beta * squared_norm
+        return
+    if unit_free:
+        mass = beta * squared_norm
+        for i in range(m):
+            unit = max(eigenvalues[i], mass)
+            rotated[i] *= beta / unit if unit > 0.0 else 0.0
+        for i in range(m):  # q = F^{-1} (Gamma c^2 F p), F lower triangular
+            total = rotated[i]
+            for k in range(i):
+                total -= factor[i, k] * shifts[k]
+            shifts[i] = total / factor[i, i]
+    else:
+        for i in range(m):
+            shifts[i] = beta * projected[i]
+    # K_new = (Z + q x^T)(Z + q x^T)^T = K + q p^T + p q^T + |x|^2 q q^T
     for i in range(m):
         for j in range(m):
-            gram[i, j] += weight * projected[i] * projected[j]
+            gram[i, j] += (shifts[i] * projected[j] + projected[i] * shifts[j]
+                           + squared_norm * shifts[i] * shifts[j])
     # F stays lower triangular: it starts as I and L^{-1} is lower triangular.
     product = matmul(matmul(factor, gram), factor.T)
     lower = np.zeros((m, m))
@@ -211,7 +241,6 @@ def oja_small_update(factor, gram, eigenvalues, counts, projected, c, squared_no
             for k in range(i):
                 total -= lower[i, k] * factor[k, j]
             factor[i, j] = total / lower[i, i]
-    return beta
 
 
 @jit
@@ -252,13 +281,14 @@ def oja_partial_fit(rows, gram, factor, eigenvalues, counts, eta0, constant,
     m = rows.shape[0]
     x = np.empty(rows.shape[1])
     projected = np.empty(m)
+    shifts = np.empty(m)
     for i in range(n_samples):
         load_row(i, X, data, indices, indptr, is_sparse, x)
         matvec(rows, m, x, projected)
-        beta = oja_small_update(factor, gram, eigenvalues, counts, projected, 1.0,
-                                dot(x, x), eta0, constant)
+        oja_small_update(factor, gram, eigenvalues, counts, projected, 1.0, dot(x, x), eta0,
+                         constant, False, shifts)
         for j in range(m):
-            axpy(beta * projected[j], x, rows[j])
+            axpy(shifts[j], x, rows[j])
         oja_refresh(rows, gram, factor)
 
 

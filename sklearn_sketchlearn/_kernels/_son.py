@@ -30,7 +30,7 @@ resets at each shrink and RP refactors from its exactly updated Gram matrix
 
 Speed. Both steps are combinations of ``x`` and the sketch's rows, and every
 sketch changes per example only by something proportional to ``x`` (FD
-appends ``c x``, RP adds ``r c x^T``, Oja adds ``beta p x^T`` to ``Z``). So the
+appends ``c x``, RP adds ``r c x^T``, Oja adds ``q x^T`` to ``Z``). So the
 projection and the Newton step are folded into one update ``u -= kappa x -
 sum_i beta_i rows_i`` over the rows *before* the sketch update, applied in a
 single pass that also updates the rows: two passes over the sketch per
@@ -690,14 +690,15 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
                     row_coefficients[j] += step_scale * coefficients[j]
                     folded += coefficients[j] * row_shifts[j]
                 x_coefficient += step_scale * (1.0 - folded)
-        else:  # OJA, factored V = F Z: Z_new = Z + beta p x^T
-            beta = oja_small_update(factor, gram, eigenvalues, counts, projected, c,
-                                    squared_norm, oja_eta0, oja_constant)
+        else:  # OJA, factored V = F Z: Z_new = Z + q x^T
+            # the adaptive ridge's units-free learner turns Oja's directions by
+            # their own curvature (see oja_small_update); the papers' ridge, 1 / t
+            oja_small_update(factor, gram, eigenvalues, counts, projected, c, squared_norm,
+                             oja_eta0, oja_constant, adaptive, row_shifts)
             ridge = son_ridge(ridge_params, floats, n_features, n_directions, kind, counts,
                               eigenvalues)
             for j in range(n_rows):
-                row_shifts[j] = beta * projected[j]
-                projected[j] *= 1.0 + beta * squared_norm
+                projected[j] += row_shifts[j] * squared_norm
             if slope != 0.0:
                 step_scale = slope / ridge
                 newton_coefficients(kind, ridge, cholesky, eigenvalues, factor, n_rows,

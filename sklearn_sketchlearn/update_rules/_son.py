@@ -82,8 +82,12 @@ class SketchedOnlineNewton(BaseUpdateRule):
       keeps its own ``alpha_0 + shrinkage / 2`` in place of ``M_t``. Over Oja's
       sketch ``alpha_t`` is at least half the least curvature held, ``t min
       Lambda / 2`` (a missed direction holds no more, and a step through a
-      smaller ridge overshoots). The exact sketch misses nothing and keeps its
-      ridge for good (changing it would cost a fresh ``O(d^3)`` factorization):
+      smaller ridge overshoots), and its directions turn by their own curvature,
+      ``Gamma_i = gamma_t / max(Lambda_i, gamma_t |g_hat|^2)`` in place of the
+      paper's ``gamma_t``, so that Oja's iteration does not depend on the scale
+      of ``g_hat`` (see ``oja_small_update``). The exact sketch misses nothing
+      and keeps its ridge for good (changing it would cost a fresh ``O(d^3)``
+      factorization):
       a prior worth ``alpha`` examples, ``alpha_t = alpha c_1^2`` with ``c_1^2
       = |g_hat_1|^2 / |x_1|^2`` the first curvature vector's weight per unit of
       ``|x|^2`` (each fed feature has mean square 1 in standardized units; with

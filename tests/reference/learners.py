@@ -25,6 +25,7 @@ class DenseSketch:
         self.kind, self.rank, self.fast, self.regularized = kind, rank, fast, regularized
         self.alpha0, self.seed = alpha0, seed
         self.oja_eta0, self.oja_constant = oja_eta0, oja_constant
+        self.oja_unit_free = False  # SON's adaptive ridge sets it (see son)
         self.rows = []
         self.V = None if initial is None else initial.copy()
         self.lam = None if initial is None else np.zeros(initial.shape[0])
@@ -37,7 +38,11 @@ class DenseSketch:
             gamma = min(1.0, self.oja_eta0 if self.oja_constant else self.oja_eta0 / self.t)
             y = self.V @ ghat
             self.lam = (1 - gamma) * self.lam + gamma * y**2
-            self.V = self.V + gamma * np.outer(y, ghat)
+            step = np.full(y.size, gamma)
+            if self.oja_unit_free:  # Gamma_i = gamma / max(Lambda_i, gamma |g_hat|^2)
+                unit = np.maximum(self.lam, gamma * (ghat @ ghat))
+                step = np.divide(gamma, unit, out=np.zeros_like(unit), where=unit > 0)
+            self.V = self.V + np.outer(step * y, ghat)
             for j in range(self.V.shape[0]):  # Gram-Schmidt on the rows
                 for k in range(j):
                     self.V[j] -= (self.V[j] @ self.V[k]) * self.V[k]
@@ -172,6 +177,7 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
     Returns the final weights (intercept last) and the progressive predictions.
     """
     loss = LOSSES[loss]
+    sketch.oja_unit_free = adaptive  # Oja's directions turn by their own curvature
     n, d = X.shape
     D = d + fit_intercept
     u = np.zeros(D)

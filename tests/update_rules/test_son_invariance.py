@@ -47,6 +47,25 @@ def test_default_labels_do_not_depend_on_feature_units(problem, sketch):
     assert np.mean(labels["rescaled and offset"] == labels["original"]) >= 0.99
 
 
+@pytest.mark.parametrize("sketch", SKETCHES)
+def test_unscaled_features_in_any_units_give_the_same_decisions(problem, sketch):
+    # without running units the adaptive ridge alone must make SON free of a
+    # common scale of the features (no intercept: its constant feature would not
+    # scale): every quantity is then in units of the curvature seen, Oja's
+    # turning of its directions included (its paper's 1 / t steps are not: they
+    # turn the directions by about |g_hat|^2 / t)
+    X, y, _ = problem
+    rule = SketchedOnlineNewton(feature_scaling=None)
+    decisions = [stream(SketchedOnlineClassifier(rule, sketch=sketch, fit_intercept=False,
+                                                 random_state=0),
+                        Z[:2000], y[:2000], [-1, 1]).decision_function(Z[2000:])
+                 for Z in (X, X * 1e3, X * 1e-3)]
+    assert np.mean(np.sign(decisions[0]) == y[2000:]) > 0.8
+    for other in decisions[1:]:
+        np.testing.assert_allclose(other, decisions[0], rtol=1e-6,
+                                   atol=1e-6 * np.abs(decisions[0]).max())
+
+
 def test_papers_son_does_depend_on_feature_units(problem):
     # the same check fails for the papers' fixed ridge on raw features: the
     # test above can tell a scale-free learner from one that is not
