@@ -7,9 +7,10 @@
 
 How much does a user lose by not tuning? On each problem of the suite
 (``problems()``: sklearn's data sets standardized and raw, SON's ill-conditioned
-problem, rescaled and correlated features, regression with raw targets, and the
-LIBSVM classification files of ``../shared/datasets`` or of the folder named by
-``SKETCHLEARN_DATASETS`` when present) every pairing of an update rule with a
+problem, rescaled and correlated features, regression with raw targets and
+with a flat spectrum wider than a sketch, and the LIBSVM classification files
+of ``../shared/datasets`` or of the folder named by ``SKETCHLEARN_DATASETS``
+when present) every pairing of an update rule with a
 sketch that the rule accepts (its ``_sketch_use``) is run at its defaults,
 ``SketchedOnlineClassifier(update_rule=rule, sketch=sketch, random_state=0)``
 and nothing else, and tuned: the value of ``GRIDS`` with the smallest
@@ -127,6 +128,15 @@ def correlated_regression(target_scale=1.0):
     return split(X, y * target_scale, stratify=False)
 
 
+def flat_regression():
+    """``make_regression`` with 200 independent features, all informative: a flat
+    spectrum wider than the exact sketch's default, so most of the curvature
+    lies outside a sketch of 10 directions."""
+    X, y = datasets.make_regression(4000, 200, n_informative=200, noise=10.0,
+                                    random_state=SEED)
+    return split(X, y, stratify=False)
+
+
 def datasets_folder():
     """The LIBSVM files: ``SKETCHLEARN_DATASETS``, else ``../shared/datasets``."""
     default = Path(__file__).resolve().parents[2] / "shared" / "datasets"
@@ -172,6 +182,7 @@ def problems():
     registry["correlated_regression"] = (correlated_regression, "regression", False)
     registry["correlated_regression_raw_targets"] = (partial(correlated_regression, 1e4),
                                                      "regression", False)
+    registry["flat_regression"] = (flat_regression, "regression", False)
     return registry
 
 
