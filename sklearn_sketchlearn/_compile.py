@@ -6,9 +6,10 @@ A kernel compiles at its first call in a process whose numba cache lacks it:
 share one installation, can pay that once, when the image is built: this
 trains every pairing on a few rows, which compiles each kernel into the cache
 with the argument types real data gives it (the estimators normalise them, so
-dense and sparse chunks share one compiled kernel), and SON's pairings also on
-wide CSR rows, which take its sparse form (a kernel of its own: rows in the
-dense form compile one without it). The cache is numba's (see
+dense and sparse chunks share one compiled kernel), and every pairing but the
+exact sketch's also on wide CSR rows, which take SON's sparse form (a kernel
+of its own: rows in the dense form compile one without it) and the running
+units' passes over a chunk's own columns. The cache is numba's (see
 ``_kernels._jit``): the package's ``__pycache__`` folders, or ``NUMBA_CACHE_DIR``
 when set, which the processes that train must then see too. Machine code is
 compiled for the CPU it runs on: build on the kind of machine that trains.
@@ -54,7 +55,7 @@ def compile_kernels(learners=None, sketches=tuple(SKETCHES), log=None):
         began = time.perf_counter()
         model = SketchedOnlineClassifier(rule, sketch=sketch, random_state=0).fit(X, y)
         model.score(X, y)
-        if rule == "son" and sketch != "exact":  # (the exact sketch has no sparse form)
+        if sketch != "exact":  # (the exact sketch has no sparse form)
             SketchedOnlineClassifier(rule, sketch=sketch, random_state=0).fit(wide, y)
         log(f"{rule} over {sketch}: {time.perf_counter() - began:.1f} s")
     for sketch in sketches:

@@ -399,10 +399,8 @@ class _BaseSketchedOnline(BaseEstimator):
         units = self._units
         with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused below
             targets = None if is_classifier(self) else y - self._target_offset
-            features = _units.observe(units, X, targets, sample_weight)
-        if not (all(np.isfinite(units[key][features]).all()
-                    for key in _units.feature_arrays(units))
-                and np.isfinite(units["target_squares"])):
+            features, finite = _units.observe(units, X, targets, sample_weight)
+        if not finite:
             raise ValueError(
                 f"{type(self.update_rule_).__name__} learns in running units, and the "
                 "squares of this chunk's features or targets overflow: their spread is not "

@@ -30,7 +30,11 @@ The statistics and units are updated in place, and a CSR chunk of a stream
 that is not centred is observed and moved at its own features only, so that
 its cost does not grow with ``d`` (AdaGrad on CSR rows, 1,000-row calls of 10
 non-zeros a row: 99 us an example at d = 1e6 when every call went over the
-d-long arrays, 9 now, against 4-7 at d = 1e4).
+d-long arrays, 9 now, against 4-7 at d = 1e4). Observing and moving them are
+compiled passes over the chunk's entries (at 50 non-zeros a row and d = 1e6,
+43 us an example with NumPy's gathers and bincounts, 28-30 with them); what
+is left of the growth with ``d`` is memory: each entry reaches into several
+arrays of ``d`` floats each, far from one another.
 """
 
 from typing import NamedTuple
@@ -38,7 +42,12 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from ._kernels._chunk_units import standardized_rows, weighted_moments
+from ._kernels._chunk_units import (
+    move_nonzero_units,
+    observe_nonzeros,
+    standardized_rows,
+    weighted_moments,
+)
 from ._kernels._rows import distinct_sorted
 from ._kernels._units import RESCALE_TOLERANCE
 
@@ -139,7 +148,8 @@ def snapshot(units, X=None):
 def observe(units, X, y=None, sample_weight=None):
     """Add the statistics of the rows of ``X`` (and targets ``y``), weighted by
     ``sample_weight`` (None: ones), to ``units``, in place. Returns the
-    features whose statistics changed (:func:`observed_features`).
+    features whose statistics changed (:func:`observed_features`) and whether
+    the statistics are all finite still (squares can overflow).
 
     A centred stream merges chunk statistics by Chan et al.'s pairwise
     update, which keeps the variance of a feature with a large offset exact.
@@ -148,7 +158,8 @@ def observe(units, X, y=None, sample_weight=None):
     n = float(weights.sum())
     features = observed_features(units, X)
     if n == 0.0:
-        return features[:0]
+        return features[:0], True
+    finite = None  # checked below, unless the pass over the chunk checked it
     if sp.issparse(X) and not X.has_canonical_format:  # a square per feature, not per entry
         X = X.tocsr(copy=True)
         X.sum_duplicates()
@@ -165,19 +176,17 @@ def observe(units, X, y=None, sample_weight=None):
         units["mean"] += delta * (n / (count + n))
         units["squared_deviations"] += deviations + delta * delta * (count * n / (count + n))
     elif sp.issparse(X):
-        columns = np.searchsorted(features, X.indices)
-        row_weights = np.repeat(weights, np.diff(X.indptr))
-        units["squares"][features] += np.bincount(columns, row_weights * X.data**2,
-                                                  minlength=features.size)
-        units["nonzero_weight"][features] += np.bincount(
-            columns, row_weights * (X.data != 0.0), minlength=features.size)
+        finite = observe_nonzeros(X.indptr, X.indices, X.data, weights, units["squares"],
+                                  units["nonzero_weight"])
     else:
         units["squares"] += (X * X).T @ weights
         units["nonzero_weight"] += (X != 0.0).T @ weights
     units["count"] += n
     if y is not None:
         units["target_squares"] += float(weights @ (y * y))
-    return features
+    if finite is None:
+        finite = all(np.isfinite(units[key][features]).all() for key in feature_arrays(units))
+    return features, bool(finite and np.isfinite(units["target_squares"]))
 
 
 def move(units, features):
@@ -192,18 +201,18 @@ def move(units, features):
     n_features = units["scale"].shape[0]
     if units["count"] == 0.0:
         return UnitsChange(features[:0], np.ones(0), np.zeros(0), 1.0, n_features)
-    if units["center_features"]:
-        mean = units["mean"][features]
-        variance = units["squared_deviations"][features] / units["count"]
-        # a constant feature's variance is rounding noise: it has not varied yet
-        variance = np.where(variance > _CONSTANT * mean**2, variance, 0.0)
-    else:  # the mean square of the non-zero values
-        mean = np.zeros(features.size)
-        weight = units["nonzero_weight"][features]
-        variance = np.divide(units["squares"][features], weight,
-                             out=np.zeros(features.size), where=weight > 0.0)
-    old_scale, old_center = units["scale"][features], units["center"][features]
     tolerance = (1.0 + RESCALE_TOLERANCE) ** 2
+    if not units["center_features"]:  # one compiled pass over the features
+        moved, a = np.empty(features.size, dtype=np.intp), np.empty(features.size)
+        n_moved = move_nonzero_units(features, units["squares"], units["nonzero_weight"],
+                                     units["scale"], tolerance, moved, a)
+        return UnitsChange(moved[:n_moved], a[:n_moved], np.zeros(n_moved),
+                           _move_target_scale(units), n_features)
+    mean = units["mean"][features]
+    variance = units["squared_deviations"][features] / units["count"]
+    # a constant feature's variance is rounding noise: it has not varied yet
+    variance = np.where(variance > _CONSTANT * mean**2, variance, 0.0)
+    old_scale, old_center = units["scale"][features], units["center"][features]
     squared_scale = old_scale * old_scale
     moved = ((variance > tolerance * squared_scale) | (variance * tolerance < squared_scale)
              | ((mean - old_center) ** 2 > RESCALE_TOLERANCE**2 * variance))
@@ -214,14 +223,20 @@ def move(units, features):
     seen = old_scale[moved] > 0.0
     a = old_scale[moved][seen] / new_scale[seen]
     b = (old_center[moved][seen] - new_center[seen]) / new_scale[seen]
+    return UnitsChange(features[moved][seen], a, b, _move_target_scale(units), n_features)
+
+
+def _move_target_scale(units):
+    """Move the targets' unit to their root mean square once it has left it by
+    more than the tolerance, in place; return the ratio ``r`` of the old unit
+    to the new."""
     target_scale = units["target_scale"]
     if units["target_squares"] > 0.0:
         rms = np.sqrt(units["target_squares"] / units["count"])
         if not (target_scale / (1.0 + RESCALE_TOLERANCE) <= rms
                 <= target_scale * (1.0 + RESCALE_TOLERANCE)):
             units["target_scale"] = rms
-    return UnitsChange(features[moved][seen], a, b, target_scale / units["target_scale"],
-                       n_features)
+    return target_scale / units["target_scale"]
 
 
 def standardize(X, order, units):

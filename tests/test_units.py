@@ -12,6 +12,7 @@ from sklearn.datasets import load_diabetes
 from sklearn.preprocessing import StandardScaler
 
 from sklearn_sketchlearn import SketchedOnlineClassifier, SketchedOnlineRegressor, _units
+from sklearn_sketchlearn._kernels._units import RESCALE_TOLERANCE
 from sklearn_sketchlearn.datasets import make_ill_conditioned_classification
 from sklearn_sketchlearn.sketches import (
     ExactSketch,
@@ -73,9 +74,9 @@ def test_a_sparse_chunk_moves_the_units_of_its_own_features_only():
     weights = rng.uniform(0.5, 2.0, 300)
     for begin in range(0, 300, 30):
         rows = slice(begin, begin + 30)
-        observed = _units.observe(sparse, sp.csr_matrix(X[rows]), None, weights[rows])
+        observed, _ = _units.observe(sparse, sp.csr_matrix(X[rows]), None, weights[rows])
         np.testing.assert_array_equal(observed, np.flatnonzero((X[rows] != 0).any(axis=0)))
-        np.testing.assert_array_equal(_units.observe(dense, X[rows], None, weights[rows]),
+        np.testing.assert_array_equal(_units.observe(dense, X[rows], None, weights[rows])[0],
                                       np.arange(50))
         changes = [_units.move(sparse, observed), _units.move(dense, np.arange(50))]
         np.testing.assert_array_equal(changes[0].features, changes[1].features)
@@ -100,6 +101,38 @@ def test_move_changes_only_units_beyond_the_tolerance():
     np.testing.assert_array_equal(change.a, [1.0])
     np.testing.assert_array_equal(change.b, [-5.0])
     assert change.r == 1.0
+
+
+def test_move_of_a_stream_not_centred_against_its_formulas():
+    # the compiled pass of a stream that is not centred, against the rule
+    # written out: a feature seen varying takes the root of the mean square of
+    # its non-zeros once that leaves its squared unit by more than the
+    # tolerance's square; the change lists the features that had a unit
+    rng = np.random.default_rng(7)
+    d = 400
+    units = _units.new_units(d, False)
+    squares = rng.uniform(0.0, 4.0, d) * (rng.random(d) < 0.9)
+    weight = rng.uniform(1.0, 5.0, d) * (rng.random(d) < 0.9)
+    scale = np.sqrt(squares / np.where(weight > 0, weight, 1.0)) * rng.choice(
+        [0.0, 1.0, 1.2, 0.7, 3.0], d)
+    units.update(count=50.0, squares=squares.copy(), nonzero_weight=weight.copy(),
+                 scale=scale.copy())
+    features = np.sort(rng.choice(d, 300, replace=False))
+    change = _units.move(units, features)
+
+    variance = np.divide(squares, weight, out=np.zeros(d), where=weight > 0)
+    factor = (1.0 + RESCALE_TOLERANCE) ** 2
+    leaves = (variance > factor * scale**2) | (variance * factor < scale**2)
+    moves = np.zeros(d, dtype=bool)
+    moves[features] = leaves[features] & (variance[features] > 0)
+    expected_scale = np.where(moves, np.sqrt(variance), scale)
+    np.testing.assert_array_equal(units["scale"], expected_scale)
+    listed = np.flatnonzero(moves & (scale > 0))
+    np.testing.assert_array_equal(change.features, listed)
+    np.testing.assert_array_equal(change.a, scale[listed] / np.sqrt(variance[listed]))
+    np.testing.assert_array_equal(change.b, 0.0)
+    assert change.r == 1.0 and not units["center"].any()
+    assert 0 < listed.size < moves.sum() < features.size  # every case came up
 
 
 def every_feature(a, b, r):

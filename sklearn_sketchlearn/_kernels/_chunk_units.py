@@ -1,6 +1,9 @@
-"""The running units' passes over a dense chunk (see ``sklearn_sketchlearn._units``):
-each a single compiled pass without the temporaries NumPy would allocate, so
-that learning in running units costs little beside a first-order step."""
+"""The running units' passes over a chunk (see ``sklearn_sketchlearn._units``): each
+a single compiled pass without the temporaries NumPy would allocate, so that
+learning in running units costs little beside a first-order step; on CSR rows
+they touch the chunk's own columns only, in the arrays of every feature."""
+
+import numpy as np
 
 from ._jit import jit
 
@@ -31,3 +34,46 @@ def standardized_rows(X, order, center, inverse_scale, out):
         row = order[i]
         for j in range(X.shape[1]):
             out[i, j] = (X[row, j] - center[j]) * inverse_scale[j]
+
+
+@jit(strict=True)  # running sums, added in the order of the entries
+def observe_nonzeros(indptr, indices, data, weights, squares, nonzero_weight):
+    """Add a CSR chunk's weighted squares and non-zero weights (one entry per
+    column a row: canonical format) to the statistics of a stream that is not
+    centred, at the chunk's own columns: ``squares[j] += sum_i w_i x_ij^2``,
+    ``nonzero_weight[j] += sum_i w_i [x_ij != 0]``. Returns whether every sum
+    it changed is still finite (an overflow is the caller's error to raise)."""
+    finite = True
+    for i in range(indptr.shape[0] - 1):
+        for position in range(indptr[i], indptr[i + 1]):
+            j, value = indices[position], data[position]
+            squares[j] += weights[i] * value * value
+            if value != 0.0:
+                nonzero_weight[j] += weights[i]
+            finite = finite and np.isfinite(squares[j]) and np.isfinite(nonzero_weight[j])
+    return finite
+
+
+@jit(strict=True)
+def move_nonzero_units(features, squares, nonzero_weight, scale, tolerance, moved, ratios):
+    """Move the units of ``features`` (sorted) of a stream that is not centred,
+    in place: a feature whose mean square over its non-zeros has left
+    ``scale^2`` by more than the factor ``tolerance`` takes its root. Writes
+    the features that moved from a scale already in use, and their ``old /
+    new`` scale, into ``moved`` and ``ratios``; returns their number."""
+    n_moved = 0
+    for k in range(features.shape[0]):
+        j = features[k]
+        if nonzero_weight[j] <= 0.0:
+            continue
+        variance = squares[j] / nonzero_weight[j]
+        squared_scale = scale[j] * scale[j]
+        if variance > 0.0 and (variance > tolerance * squared_scale
+                               or variance * tolerance < squared_scale):
+            new_scale = np.sqrt(variance)
+            if scale[j] > 0.0:
+                moved[n_moved] = j
+                ratios[n_moved] = scale[j] / new_scale
+                n_moved += 1
+            scale[j] = new_scale
+    return n_moved
