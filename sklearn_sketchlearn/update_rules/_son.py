@@ -79,7 +79,10 @@ class SketchedOnlineNewton(BaseUpdateRule):
       sketch size): for FD the mass that escaped its shrinks, ``sum |g_hat|^2 -
       |S|_F^2``; for Oja, random projections and no sketch ``sum_s (|g_hat_s|^2 -
       g_hat_s^T S^T (alpha I + S S^T)^{-1} S g_hat_s)`` before each update; RFD
-      keeps its own ``alpha_0 + shrinkage / 2`` in place of ``M_t``. Over Oja's
+      has its own ``alpha_0 + min(shrinkage / 2, M_t / max(min(d, n_t) - m,
+      1))``: its half shrinkage bounds what the worst direction missed, the
+      spread what a mean one did, and on wide data the first is several times
+      the second (RFD-SON then stepped as many times too short). Over Oja's
       sketch ``alpha_t`` is at least half the least curvature held, ``t min
       Lambda / 2`` (a missed direction holds no more, and a step through a
       smaller ridge overshoots), and its directions turn by their own curvature,

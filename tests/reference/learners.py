@@ -160,11 +160,11 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
     """SON (Algorithm 1) with A = alpha_t I + S^T S solved densely.
 
     The papers' ridge is ``alpha_t = alpha + alpha0 (+ RFD's shift)``. With
-    ``adaptive`` it is ``alpha0 + alpha sum |g_hat|^2 / d`` plus RFD's shift, or
-    for the other sketches the missed curvature: FD's ``sum |g_hat|^2 -
-    |B|_F^2``, and for Oja, RP and no sketch the sum over steps of ``|g_hat|^2 -
-    g_hat^T S^T (alpha_{t-1} I + S S^T)^{-1} S g_hat`` (the sketch before the
-    step), divided by ``max(min(d, t) - m, 1)``; the exact sketch's ridge is
+    ``adaptive`` it is ``alpha0 + alpha sum |g_hat|^2 / d`` plus the missed
+    curvature: FD's ``sum |g_hat|^2 - |B|_F^2``, and for Oja, RP and no sketch
+    the sum over steps of ``|g_hat|^2 - g_hat^T S^T (alpha_{t-1} I + S S^T)^{-1}
+    S g_hat`` (the sketch before the step), divided by ``max(min(d, t) - m,
+    1)``, or for RFD its shift when that is smaller; the exact sketch's ridge is
     fixed by the first gradient ``c x``, ``alpha c^2`` (standardized) or ``alpha
     c^2 |x|^2 / d``; over Oja's sketch (``oja_floor``) the ridge is
     at least half the least curvature held, ``t min Lambda / 2``. ``gauss_newton``
@@ -195,9 +195,10 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
             return alpha + sketch.alpha0 + sketch_shift
         if sketch.kind == "exact":
             return exact_ridge if exact_ridge is not None else 0.0
-        ridge = sketch.alpha0 + sketch_shift + alpha * total / D
-        if not sketch.regularized:
-            ridge += missed / max(min(D, n_sketched) - directions, 1)
+        spread = missed / max(min(D, n_sketched) - directions, 1)
+        # RFD's shift, but never above the mean curvature missed per direction
+        ridge = sketch.alpha0 + alpha * total / D + (
+            min(sketch_shift, spread) if sketch.regularized else spread)
         if oja_floor and sketch.kind == "oja" and sketch.t > 0:  # half the least held
             ridge = max(ridge, sketch.t * sketch.lam.min() / 2)
         return ridge
@@ -256,7 +257,7 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
         ghats.append(ghat.copy())
         sketch.add(ghat)
         gram, shift = sketch.gram(D)
-        if adaptive and sketch.kind == "fd" and not sketch.regularized:
+        if adaptive and sketch.kind == "fd":
             missed = max(total - np.trace(gram), 0.0)
         if adaptive and n_sketched == 0:
             slope = 0.0  # no curvature seen yet

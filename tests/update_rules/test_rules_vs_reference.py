@@ -191,6 +191,25 @@ def test_son_oja_ridge_floor():
                   sparse=False)
 
 
+@pytest.mark.parametrize("fast", [False, True], ids=["rfd", "fast_rfd"])
+def test_son_rfd_ridge_on_wide_data(fast):
+    # 20 flat features, 2 directions: RFD's half shrinkage is several times
+    # the missed curvature spread over the 19 others, which binds instead
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((40, 20))
+    y = X @ rng.standard_normal(20)
+    weights = np.ones(40)
+    sketch = RegularizedFrequentDirections(2, fast=fast)
+    model = SketchedOnlineRegressor(SketchedOnlineNewton(bound=None, feature_scaling=None),
+                                    sketch=sketch, random_state=0)
+    options = dict(loss="squared_error", alpha=1e-3, bound=np.inf, sigma=1.0, adaptive=True,
+                   gauss_newton=True)
+    expected, predictions = son_regression(X, y, weights, reference_sketch(sketch, 21),
+                                           **options)
+    check_against(model, X, y, weights, expected, predictions, LOSSES["squared_error"],
+                  sparse=False)
+
+
 def test_son_exact_default_ridge_is_ridge_regression():
     # with the squared loss, SON over the exact sketch is recursive least squares:
     # A = alpha_t I + sum 2 x x^T, so one pass ends at Ridge's solution for the
