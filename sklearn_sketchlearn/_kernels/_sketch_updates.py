@@ -202,24 +202,25 @@ def oja_small_update(factor, gram, eigenvalues, counts, projected, c, squared_no
     m = factor.shape[0]
     counts[0] += 1
     gamma = oja_step_size(counts[0], eta0, constant)
-    rotated = np.empty(m)
-    for i in range(m):
+    for i in range(m):  # shifts[:m] holds F p until q overwrites it
         projected_v = 0.0  # (V g_hat)_i = c (F p)_i
         for j in range(i + 1):
             projected_v += factor[i, j] * projected[j]
-        rotated[i] = projected_v
+        shifts[i] = projected_v
         eigenvalues[i] = (1.0 - gamma) * eigenvalues[i] + gamma * (c * projected_v) ** 2
     beta = gamma * c * c
-    shifts[:m] = 0.0
     if beta == 0.0:
+        shifts[:m] = 0.0
         return
     if unit_free:
         mass = beta * squared_norm
         for i in range(m):
             unit = max(eigenvalues[i], mass)
-            rotated[i] *= beta / unit if unit > 0.0 else 0.0
-        for i in range(m):  # q = F^{-1} (Gamma c^2 F p), F lower triangular
-            total = rotated[i]
+            shifts[i] *= beta / unit if unit > 0.0 else 0.0
+        # q = F^{-1} (Gamma c^2 F p) in place: F is lower triangular, so row i
+        # reads its own entry of Gamma c^2 F p before writing q_i over it
+        for i in range(m):
+            total = shifts[i]
             for k in range(i):
                 total -= factor[i, k] * shifts[k]
             shifts[i] = total / factor[i, i]
