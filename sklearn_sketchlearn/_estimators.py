@@ -212,6 +212,8 @@ class _BaseSketchedOnline(BaseEstimator):
         ``X``: SON's sparse form, only the features the call can change. The
         running units are updated in place: :func:`_units.snapshot` saves them.
         """
+        if continuing:  # (see the rule's _tidy: before anything is saved)
+            self.update_rule_._tidy(self._state)
         saved = dict(self.__dict__)
         restore, partial_ok = None, False
         if continuing:
@@ -232,8 +234,6 @@ class _BaseSketchedOnline(BaseEstimator):
             restore_units = _units.snapshot(units, None if partial is None else X)
         try:
             yield
-            if partial_ok:  # (one assignment: an interrupt before it restores)
-                self._state = self.update_rule_._tidied(self._state)
         except BaseException:
             if restore is not None:
                 restore()

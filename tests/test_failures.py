@@ -15,7 +15,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils.validation import check_is_fitted
 
 from sklearn_sketchlearn import SketchedOnlineClassifier, SketchedOnlineRegressor
-from sklearn_sketchlearn._kernels._son_sparse import REFRESHES
+from sklearn_sketchlearn._kernels._son_sparse import REFRESHES, catch_up_all
 from sklearn_sketchlearn.sketches import SKETCHES, OjaSketch
 from sklearn_sketchlearn.update_rules import (
     SDROGD,
@@ -347,31 +347,28 @@ def test_a_sum_that_overflows_in_a_first_order_rule_is_caught(sparse):
 def test_a_partial_snapshot_is_taken_only_where_no_sweep_can_come(monkeypatch):
     # a sweep over every column (the lazy changes running out) would change
     # features a partial snapshot does not hold: it must come in calls that save
-    # everything, or after a call (_tidied), the versions kept having been
-    # made to hold every change the call can record. Row-by-row FD records a
-    # change at most every row.
+    # everything, or before a call takes its snapshot (_tidy), the versions
+    # kept having been made to hold every change the call can record.
+    # Row-by-row FD records a change at most every row.
     X, y = sparse_stream(n=1200, d=2000, nnz=3)
     model = SketchedOnlineClassifier(SketchedOnlineNewton(feature_scaling="scale"),
                                      sketch="fd", random_state=0)
     model.partial_fit(X[:10], y[:10], classes=[0, 1])
-    tidied, before_room = SketchedOnlineNewton._tidied, []
+    snapshot, taken = SketchedOnlineNewton._partial_snapshot, []
 
-    def spy(rule, states):
-        before_room.append(states["form"][0, REFRESHES])
-        return tidied(rule, states)
+    def spy(rule, states, sketch, rows):
+        saved = snapshot(rule, states, sketch, rows)
+        taken.append((saved is not None, states["form"][0, REFRESHES]))
+        return saved
 
-    monkeypatch.setattr(SketchedOnlineNewton, "_tidied", spy)
-    partial_calls = 0
+    monkeypatch.setattr(SketchedOnlineNewton, "_partial_snapshot", spy)
     for begin in range(10, X.shape[0], 10):
-        rows = X[begin:begin + 10]
-        partial = model.update_rule_._partial_snapshot(model._state, model.sketch_, rows)
-        refreshes = model._state["form"][0, REFRESHES]
-        model.partial_fit(rows, y[begin:begin + 10])
-        assert not (before_room[-1] > refreshes and partial is not None)
-        partial_calls += partial is not None
-    # every call saved only its features; the sweeps came after calls
+        model.partial_fit(X[begin:begin + 10], y[begin:begin + 10])
+        partial, refreshes = taken[-1]
+        assert not (partial and model._state["form"][0, REFRESHES] > refreshes)
+    # every call saved only its features; the sweeps came before calls
     assert model._state["form"][0, REFRESHES] >= 2
-    assert partial_calls >= X.shape[0] // 10 - 2
+    assert sum(partial for partial, _ in taken) >= X.shape[0] // 10 - 2
 
 
 @pytest.mark.parametrize("sketch", ["oja", "rp"])
@@ -403,6 +400,7 @@ def test_versions_grow_for_a_call_and_a_failed_call_changes_nothing(sketch, monk
             learner.partial_fit(rows[begin:begin + 100], y[begin:begin + 100])
     assert [partial for partial, _ in snapshots] == [True, True]
     assert all(size > n_versions for _, size in snapshots)
+    model.update_rule_._tidy(model._state)  # (what the next call does first)
     assert model._state["maps"].shape[1] == n_versions
     np.testing.assert_allclose(model.coef_, models[1].coef_, rtol=0,
                                atol=1e-9 * np.abs(models[1].coef_).max())
@@ -414,27 +412,33 @@ def test_versions_grow_for_a_call_and_a_failed_call_changes_nothing(sketch, monk
     assert pickle.dumps(model) == before
 
 
-def test_an_interrupt_in_the_sweep_after_a_call_changes_nothing(monkeypatch):
-    # the sweep after a call works on copies that replace the state at once:
-    # an interrupt during it leaves the model as it was before the call
+def test_an_interrupt_after_the_sweep_before_a_call_changes_no_model(monkeypatch):
+    # the sweep that the lazy changes of earlier calls call for comes at the
+    # start of the next call, in place: it changes how the model is held, not
+    # the model, so an interrupt right after it leaves the model as it was
     X, y = sparse_stream(n=500, d=20_000, nnz=5)
     model, untouched = (SketchedOnlineClassifier(SketchedOnlineNewton(feature_scaling="scale"),
                                                  sketch="fast_fd", random_state=0)
                         .partial_fit(X[:200], y[:200], classes=[0, 1]) for _ in range(2))
-    before = pickle.dumps(model)
+    coef, decisions = model.coef_.copy(), model.decision_function(X[200:500])
+    refreshes = model._state["form"][0, REFRESHES]
     monkeypatch.setattr(son, "max_versions", lambda n_features, capacity: 1)  # sweep now
 
-    def interrupt(*args):
+    def sweep_then_interrupt(*args):
+        catch_up_all(*args)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(son, "catch_up_into", interrupt)
+    monkeypatch.setattr(son, "catch_up_all", sweep_then_interrupt)
     with pytest.raises(KeyboardInterrupt):
         model.partial_fit(X[200:500], y[200:500])
-    assert pickle.dumps(model) == before
+    assert model._state["form"][0, REFRESHES] == refreshes + 1  # (it swept)
+    np.testing.assert_allclose(model.coef_, coef, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(model.decision_function(X[200:500]), decisions, rtol=1e-12,
+                               atol=1e-15)
     monkeypatch.undo()
     for learner in (model, untouched):
         learner.partial_fit(X[200:500], y[200:500])
-    np.testing.assert_array_equal(model.coef_, untouched.coef_)
+    np.testing.assert_allclose(model.coef_, untouched.coef_, rtol=1e-12, atol=1e-15)
 
 
 def test_a_divergence_in_a_later_block_undoes_the_earlier_blocks(stream, monkeypatch):

@@ -284,23 +284,12 @@ def catch_up(j, columns, weights, versions, maps, folds, form, old):
 @jit
 def catch_up_all(columns, weights, versions, maps, folds, form):
     """Bring every column up to date and start the versions afresh: O(m^2 d),
-    when the versions kept run out (or the state leaves the sparse form)."""
-    if form[VERSION] > 0:
-        catch_up_into(columns, weights, versions, maps, folds, form, columns, weights)
-
-
-@jit
-def catch_up_into(columns, weights, versions, maps, folds, form, out_columns, out_weights):
-    """:func:`catch_up_all` with the caught-up columns and ``w_bar`` written to
-    ``out_columns`` and ``out_weights`` (``columns`` and ``weights`` themselves,
-    or new arrays: one pass over the memory instead of a copy and a sweep).
+    when the versions kept run out (or the state leaves the sparse form).
 
     The columns still at version 0, most of them where ``d`` is large, take
     the same change: a matrix product over blocks of them (BLAS; at ``d =
     1e6`` and 20 slots 0.08 s against 0.21 s a column at a time)."""
     if form[VERSION] == 0:
-        out_columns[:] = columns
-        out_weights[:] = weights
         return
     n_slots = columns.shape[1]
     width = max(1, SINGLE_THREAD_WORK // (n_slots * n_slots))
@@ -313,12 +302,10 @@ def catch_up_into(columns, weights, versions, maps, folds, form, out_columns, ou
         rotated = matmul(block, maps[0])  # rows P_0 z_j
         for j in range(start, stop):
             if versions[j] == 0:
-                out_weights[j] = weights[j] + folded[j - start]
-                out_columns[j] = rotated[j - start]
+                weights[j] += folded[j - start]
+                columns[j] = rotated[j - start]
             else:
-                out_columns[j] = columns[j]
-                out_weights[j] = weights[j]
-                catch_up(j, out_columns, out_weights, versions, maps, folds, form, old)
+                catch_up(j, columns, weights, versions, maps, folds, form, old)
     versions[:] = 0
     form[VERSION] = 0
     form[REFRESHES] += 1

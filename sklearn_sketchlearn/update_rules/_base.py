@@ -162,8 +162,8 @@ class BaseUpdateRule(BaseEstimator):
         ``saved`` keeps the arrays as they were."""
         return None
 
-    def _tidied(self, states):
-        """The state to keep after a successful ``partial_fit`` call that may
-        have saved a partial snapshot: ``states`` itself, or a new dict that
-        holds the same model otherwise (new arrays where they differ)."""
-        return states
+    def _tidy(self, states):
+        """Change how ``states`` holds the model, in place, before a call
+        continues it (and takes its snapshot): never the model itself, so an
+        interrupt inside leaves the model as it was. SON brings its lazy
+        columns up to date here once their versions have run out."""

@@ -201,8 +201,8 @@ def test_fd_rewrites_every_column_lazily(chunk, monkeypatch):
     # near-orthogonal sparse rows keep displacing the sketch's top directions,
     # so most shrinks of the doubling buffer rewrite every column: each is kept
     # as a lazy change, and a sweep over all d columns (form[REFRESHES]) comes
-    # only once the versions run out (in a call, or after a call that had
-    # more of them: _tidied), with the dense model's result. d spans two
+    # only once the versions run out (in a call, or before the call after one
+    # that had more of them: _tidy), with the dense model's result. d spans two
     # blocks of the sweep's matrix products (4096 columns at 8 slots).
     monkeypatch.setattr(SketchedOnlineClassifier, "_BLOCK_SIZE", 7)
     rng = np.random.default_rng(5)
@@ -227,4 +227,6 @@ def test_fd_rewrites_every_column_lazily(chunk, monkeypatch):
     if chunk == n:  # (each sweep then comes after n_versions rewrites)
         assert form[REFRESHES] * n_versions + form[VERSION] > shrinks / 2
     assert 0 < form[REFRESHES] <= shrinks / n_versions
+    sparse.update_rule_._tidy(sparse._state)  # (what the next call does first)
     assert sparse._state["maps"].shape[1] == n_versions  # versions grown for a call go
+    assert_same_model(dense, sparse)
