@@ -49,7 +49,7 @@ from ._kernels._chunk_units import (
     weighted_moments,
 )
 from ._kernels._rows import distinct_sorted
-from ._kernels._units import RESCALE_TOLERANCE
+from ._kernels._units import RESCALE_TOLERANCE, left_unit
 
 # CSR rows with at least this fraction of their entries stored are dense data in a
 # sparse container (LIBSVM files load so): centring them costs at most 1 / DENSE_ENOUGH
@@ -201,11 +201,10 @@ def move(units, features):
     n_features = units["scale"].shape[0]
     if units["count"] == 0.0:
         return UnitsChange(features[:0], np.ones(0), np.zeros(0), 1.0, n_features)
-    tolerance = (1.0 + RESCALE_TOLERANCE) ** 2
     if not units["center_features"]:  # one compiled pass over the features
         moved, a = np.empty(features.size, dtype=np.intp), np.empty(features.size)
         n_moved = move_nonzero_units(features, units["squares"], units["nonzero_weight"],
-                                     units["scale"], tolerance, moved, a)
+                                     units["scale"], moved, a)
         return UnitsChange(moved[:n_moved], a[:n_moved], np.zeros(n_moved),
                            _move_target_scale(units), n_features)
     mean = units["mean"][features]
@@ -213,7 +212,8 @@ def move(units, features):
     # a constant feature's variance is rounding noise: it has not varied yet
     variance = np.where(variance > _CONSTANT * mean**2, variance, 0.0)
     old_scale, old_center = units["scale"][features], units["center"][features]
-    squared_scale = old_scale * old_scale
+    # left_unit's rule, over arrays, and a centre that left by a quarter of a unit
+    squared_scale, tolerance = old_scale * old_scale, (1.0 + RESCALE_TOLERANCE) ** 2
     moved = ((variance > tolerance * squared_scale) | (variance * tolerance < squared_scale)
              | ((mean - old_center) ** 2 > RESCALE_TOLERANCE**2 * variance))
     moved = np.flatnonzero(moved & (variance > 0.0))
@@ -232,10 +232,9 @@ def _move_target_scale(units):
     to the new."""
     target_scale = units["target_scale"]
     if units["target_squares"] > 0.0:
-        rms = np.sqrt(units["target_squares"] / units["count"])
-        if not (target_scale / (1.0 + RESCALE_TOLERANCE) <= rms
-                <= target_scale * (1.0 + RESCALE_TOLERANCE)):
-            units["target_scale"] = rms
+        mean_square = units["target_squares"] / units["count"]
+        if left_unit(mean_square, target_scale * target_scale):
+            units["target_scale"] = np.sqrt(mean_square)
     return target_scale / units["target_scale"]
 
 

@@ -6,6 +6,7 @@ they touch the chunk's own columns only, in the arrays of every feature."""
 import numpy as np
 
 from ._jit import jit
+from ._units import left_unit
 
 
 @jit(strict=True)  # the deviations are sums of squares of differences: keep them exact
@@ -55,10 +56,10 @@ def observe_nonzeros(indptr, indices, data, weights, squares, nonzero_weight):
 
 
 @jit(strict=True)
-def move_nonzero_units(features, squares, nonzero_weight, scale, tolerance, moved, ratios):
+def move_nonzero_units(features, squares, nonzero_weight, scale, moved, ratios):
     """Move the units of ``features`` (sorted) of a stream that is not centred,
     in place: a feature whose mean square over its non-zeros has left
-    ``scale^2`` by more than the factor ``tolerance`` takes its root. Writes
+    ``scale^2`` (:func:`left_unit`) takes its root. Writes
     the features that moved from a scale already in use, and their ``old /
     new`` scale, into ``moved`` and ``ratios``; returns their number."""
     n_moved = 0
@@ -67,9 +68,7 @@ def move_nonzero_units(features, squares, nonzero_weight, scale, tolerance, move
         if nonzero_weight[j] <= 0.0:
             continue
         variance = squares[j] / nonzero_weight[j]
-        squared_scale = scale[j] * scale[j]
-        if variance > 0.0 and (variance > tolerance * squared_scale
-                               or variance * tolerance < squared_scale):
+        if variance > 0.0 and left_unit(variance, scale[j] * scale[j]):
             new_scale = np.sqrt(variance)
             if scale[j] > 0.0:
                 moved[n_moved] = j

@@ -80,8 +80,8 @@ from ._son_sparse import (
     standardize_sparse_example,
 )
 from ._units import (
-    RESCALE_TOLERANCE,
     feature_units,
+    left_unit,
     move_curvature_totals,
     move_gram,
     set_units,
@@ -339,8 +339,8 @@ def move_target_unit(magnitude, weight, weights, sketch_weights, folds, floats):
     first and moves by ``1 / sqrt(n)`` towards each, up or down, so that one
     outlier moves it by a factor of at most ``exp(1 / sqrt(n))`` (these losses
     are chosen for heavy tails: a running mean took the unit, and the steps,
-    to an outlier's size). The unit in use moves when the median leaves it by
-    more than ``RESCALE_TOLERANCE``.
+    to an outlier's size). The unit in use moves when the median leaves it
+    (:func:`left_unit`).
 
     A loss whose slope is +-1 (absolute, epsilon-insensitive) sketches the
     same curvature whatever the targets' units, so its Newton steps move a
@@ -361,8 +361,7 @@ def move_target_unit(magnitude, weight, weights, sketch_weights, folds, floats):
     if floats[9] == 0.0:
         return unit
     median = np.exp(floats[10])
-    if (floats[8] == 0.0 or median > unit * (1.0 + RESCALE_TOLERANCE)
-            or median * (1.0 + RESCALE_TOLERANCE) < unit):
+    if floats[8] == 0.0 or left_unit(median * median, unit * unit):
         r = unit / median
         weights *= r
         sketch_weights *= r

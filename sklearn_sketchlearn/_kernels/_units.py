@@ -80,12 +80,19 @@ def feature_units(j, value, inverse_n, center, scale):
     if old_scale == 0.0:
         set_units(j, np.sqrt(variance), mean, scale)
         return 0.0, 0.0
-    tolerance = (1.0 + RESCALE_TOLERANCE) ** 2
-    squared_scale = old_scale * old_scale
-    if (variance > tolerance * squared_scale or variance * tolerance < squared_scale
+    if (left_unit(variance, old_scale * old_scale)
             or (mean - old_mean) ** 2 > RESCALE_TOLERANCE ** 2 * variance):
         return np.sqrt(variance), mean
     return 0.0, 0.0
+
+
+@jit
+def left_unit(square, squared_unit):
+    """Whether a mean square has left the square of the unit in use by more
+    than the tolerance: its root by more than a factor ``1 +
+    RESCALE_TOLERANCE`` either way (every running unit's rule)."""
+    factor = (1.0 + RESCALE_TOLERANCE) ** 2
+    return square > factor * squared_unit or square * factor < squared_unit
 
 
 @jit

@@ -208,6 +208,10 @@ def test_son_rfd_ridge_on_wide_data(fast):
                                            **options)
     check_against(model, X, y, weights, expected, predictions, LOSSES["squared_error"],
                   sparse=False)
+    # (the case the test is for: the spread over the 19 directions left is below
+    # the half shrinkage at the end; floats: shrinkage, seen, missed, n sketched)
+    shrinkage, _, missed, n_sketched = model._state["floats"][0, :4]
+    assert missed / (min(21, n_sketched) - 2) < 0.5 * shrinkage
 
 
 def test_son_exact_default_ridge_is_ridge_regression():
