@@ -9,8 +9,9 @@ nested estimator: whole rules and sketches (``clf__update_rule``,
 ``clf__sketch``) and their parameters (``clf__update_rule__alpha``,
 ``clf__sketch__sketch_size``), inside a ``Pipeline``.
 
-The data are scikit-learn's digits (10 classes, one-vs-rest); each candidate
-is trained with ``fit`` (here two passes over the training folds).
+The data are scikit-learn's digits (10 classes: one-vs-rest with the squared
+hinge, the multinomial model with the log loss); each candidate is trained
+with ``fit`` (here two passes over the training folds).
 """
 
 import os

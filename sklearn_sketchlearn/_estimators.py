@@ -1,9 +1,11 @@
 """The online learners: SketchedOnlineClassifier and SketchedOnlineRegressor.
 
 This layer validates input, encodes labels, splits a multi-class problem into
-one-vs-rest binary problems (or hands it whole to a joint rule), runs epochs,
-and keeps the progressive-validation counters. The learning itself is one
-compiled call per chunk and binary problem, made by the update rule.
+one binary problem per class (one-vs-rest, or the multinomial model's, each
+against the other classes' margins) or hands it whole to a joint rule, runs
+epochs, and keeps the progressive-validation counters. The learning itself is
+one compiled call per block of a chunk and binary problem, made by the update
+rule.
 """
 
 import time
@@ -13,6 +15,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from joblib import Parallel, delayed
+from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, RegressorMixin, _fit_context, clone, is_classifier
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model._base import LinearClassifierMixin
@@ -31,7 +34,14 @@ from sklearn.utils.validation import (
 
 from . import _units
 from ._validation import CHUNK_CHECKS, plain_chunk, record_features, row_arrays
-from .losses import CLASSIFICATION_LOSSES, LOSSES, REGRESSION_LOSSES, multiclass_hinge
+from .losses import (
+    CLASSIFICATION_LOSSES,
+    LOSSES,
+    REGRESSION_LOSSES,
+    multiclass_hinge,
+    multinomial_log_loss,
+    other_classes_margins,
+)
 from .sketches import SKETCHES, BaseSketch, OjaSketch
 from .update_rules import UPDATE_RULES, BaseUpdateRule
 from .update_rules._base import ChunkSettings
@@ -315,11 +325,12 @@ class _BaseSketchedOnline(BaseEstimator):
     def _learn(self, X, y, sample_weight, class_weight, *, n_epochs, rng):
         """Run ``n_epochs`` passes over a validated chunk (shuffled when ``rng``).
 
-        Each pass goes through the examples in blocks of at most
-        ``_BLOCK_SIZE``, whose labels, targets, weights and predictions are the
-        only arrays allocated, so a pass's memory does not grow with its length
-        (but for the permutation of a shuffled pass). ``sample_weight`` None
-        means ones. Every block is checked for divergence (:meth:`_check_block`).
+        Each pass goes through the examples in blocks (of at most
+        ``_BLOCK_SIZE``: :meth:`_block_length`), whose labels, targets,
+        weights and predictions are the only arrays allocated, so a pass's
+        memory does not grow with its length (but for the permutation of a
+        shuffled pass). ``sample_weight`` None means ones. Every block is
+        checked for divergence (:meth:`_check_block`).
         """
         loss = LOSSES[self._loss_name]
         limit = self._prediction_limit(y)
@@ -340,8 +351,9 @@ class _BaseSketchedOnline(BaseEstimator):
             for epoch in range(n_epochs):
                 permutation = rng.permutation(n_samples) if rng is not None else None
                 sums = np.zeros(3)
-                for begin in range(0, n_samples, self._BLOCK_SIZE):
-                    stop = min(begin + self._BLOCK_SIZE, n_samples)
+                begin = 0
+                while begin < n_samples:
+                    stop = begin + self._block_length(n_samples - begin)
                     order = (permutation[begin:stop] if permutation is not None
                              else np.arange(begin, stop))
                     block_weights = (np.ones(order.size) if sample_weight is None
@@ -358,8 +370,9 @@ class _BaseSketchedOnline(BaseEstimator):
                         rows = row_arrays(_units.standardize(X, order, self._units))[:5]
                         kernel_order = np.arange(order.size)
                         targets = targets / target_scale
-                    jobs = [(k, (*rows, kernel_order, targets[k], weights[k]), loss, settings,
-                             decisions) for k in range(n_problems)]
+                    offsets = self._offsets(X, order, n_problems)
+                    jobs = [(k, (*rows, kernel_order, targets[k], weights[k], offsets[k]), loss,
+                             settings, decisions) for k in range(n_problems)]
                     if threads:
                         outcomes = parallel(delayed(self._learn_problem)(*job) for job in jobs)
                     else:
@@ -369,6 +382,7 @@ class _BaseSketchedOnline(BaseEstimator):
                     self._check_block(outcomes, order.size, decisions, limit, epoch, rows[4])
                     self.t_ += order.size
                     sums += self._progress_terms(decisions, block_labels, block_weights)
+                    begin = stop
                 epoch_loss = self._record_progress(sums)
                 if self.verbose:
                     self._report(epoch, epoch_loss, time.perf_counter() - start)
@@ -382,7 +396,7 @@ class _BaseSketchedOnline(BaseEstimator):
         self._published = None
 
     def _threads(self):
-        """Whether the problems learn in threads (one-vs-rest with ``n_jobs``)."""
+        """Whether the classes' problems learn in threads (``n_jobs``)."""
         return self._state["weights"].shape[0] > 1 and self.n_jobs not in (None, 1)
 
     def _warn_if_unconverged(self):
@@ -466,6 +480,12 @@ class _BaseSketchedOnline(BaseEstimator):
             return published
         if "_state" not in self.__dict__:
             raise AttributeError(f"{type(self).__name__!r} object is not fitted yet")
+        # one assignment, so that threads predicting at once see one model
+        self._published = self._model_from_state()
+        return self._published
+
+    def _model_from_state(self):
+        """:meth:`_published_model`'s ``(coef_, intercept_, limits)``, computed now."""
         states = [{key: value[k] for key, value in self._state.items()}
                   for k in range(self._state["weights"].shape[0])]
         coef = np.vstack([self.update_rule_._coef(state) for state in states])
@@ -476,17 +496,25 @@ class _BaseSketchedOnline(BaseEstimator):
             coef, intercept = coef[:, :-1], coef[:, -1] + self._target_offset
         else:
             intercept = np.zeros(coef.shape[0])
-        # one assignment, so that threads predicting at once see one model
-        self._published = (*self._shaped_coef(np.ascontiguousarray(coef), intercept), limits)
-        return self._published
+        return (*self._shaped_coef(np.ascontiguousarray(coef), intercept), limits)
 
     def _epsilon(self):
         return 0.0
 
-    def _clip(self, predictions):
+    def _block_length(self, remaining):
+        """Examples in the next block of a pass that has ``remaining`` left
+        (see :meth:`_learn`)."""
+        return min(self._BLOCK_SIZE, remaining)
+
+    def _offsets(self, X, order, n_problems):
+        """Each problem's ``offsets`` for the block of rows ``order`` (see the
+        kernels' ``chunk``): none but for a multinomial classifier."""
+        return np.zeros((n_problems, order.size))
+
+    def _clip(self, predictions, limits=None):
         """Predictions clipped to the rule's bound (SON's projection), if any,
-        around the targets' offset."""
-        limits = self._published_model()[2]
+        around the targets' offset; ``limits`` by default the published model's."""
+        limits = self._published_model()[2] if limits is None else limits
         if not np.isfinite(limits).any():
             return predictions
         offset = self._target_offset
@@ -537,9 +565,14 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
     then the update rule takes a step preconditioned through a matrix sketch of
     the past gradients: Sketched Online Newton (SON, RFD-SON), full-matrix
     AdaGrad through Frequent Directions (ADA-FD, ADA-FFD), SDROGD, or the
-    first-order baselines. Multi-class problems are split one-vs-rest (one
-    state per class, in parallel with ``n_jobs``), except for rules that model
-    all classes jointly (SDROGD).
+    first-order baselines. Multi-class problems keep one state per class
+    (learned in parallel with ``n_jobs``), except for rules that model all
+    classes jointly (SDROGD): one-vs-rest, or with the log loss the
+    multinomial model (softmax), as in LogisticRegression. Its classes learn
+    one block of examples at a time side by side, each example against the
+    other classes' margins as they were at the start of its block: each class
+    takes its own step of the multinomial log loss, with the curvature of its
+    own margin (the Hessian's diagonal blocks, one per class).
 
     Parameters
     ----------
@@ -561,7 +594,8 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         The loss, on targets in {-1, +1} for each binary problem.
         ``'squared_error'`` is ``(p - y)^2`` as in the SON and RFD papers.
         ``'auto'`` is the loss the update rule is defined for: the hinge for
-        SDROGD, the squared hinge for the others.
+        SDROGD, the squared hinge for the others. Over more than two classes
+        ``'log_loss'`` is the multinomial log loss (see above).
     fit_intercept : bool, default=True
         Whether to fit an intercept, as the weight of a constant feature (so it
         is preconditioned and sketched like the other weights).
@@ -585,7 +619,8 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         If True, :meth:`fit` continues from the fitted state (weights, sketch,
         counters) instead of starting over.
     n_jobs : int or None, default=None
-        Threads for the one-vs-rest problems. Results do not depend on it.
+        Threads for the classes' problems of a multi-class model. Results do
+        not depend on it.
     verbose : int, default=0
         Print the progressive metrics after each pass.
     class_weight : dict, 'balanced' or None, default=None
@@ -614,7 +649,7 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
     progressive_loss_ : float
         Mean loss of the predictions made before learning each example, over
         all examples so far (weighted by ``sample_weight``; for one-vs-rest the
-        mean over classes).
+        mean over classes, for the multinomial model its log loss).
     progressive_error_ : float
         Fraction of those predictions that were wrong.
     n_features_in_ : int
@@ -647,6 +682,9 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
     >>> bool(clf.progressive_error_ < 0.1)
     True
     """
+
+    # The shortest and longest blocks of a multinomial model (see _multinomial_block)
+    _MULTINOMIAL_BLOCKS = (8, 256)
 
     _parameter_constraints: dict = {
         **_BaseSketchedOnline._parameter_constraints,
@@ -805,6 +843,44 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
             return 1, (1 if n_classes == 2 else n_classes)
         return (1 if n_classes == 2 else n_classes), 1
 
+    @property
+    def _multinomial(self):
+        """Whether the classes learn the multinomial log loss together (the log
+        loss over more than two classes, but for a joint multi-class rule)."""
+        return (self._loss_name == "log_loss" and self.classes_.size > 2
+                and not self.update_rule_._joint_multiclass)
+
+    def _multinomial_block(self, n_seen):
+        """Length of the multinomial block that holds the example after the
+        first ``n_seen``: the largest power of two from 8 to 256 that is at
+        most a sixteenth of ``n_seen`` (8 while none is), so that a block's
+        rows see the other classes lag by a small part of what was learned.
+        Blocks start at its multiples counted from the first example learned,
+        whatever the calls."""
+        length, longest = self._MULTINOMIAL_BLOCKS
+        while 16 * length <= n_seen and length < longest:
+            length *= 2
+        return length
+
+    def _block_length(self, remaining):
+        if not self._multinomial:
+            return super()._block_length(remaining)
+        length = self._multinomial_block(self.t_ - 1)
+        return min(length - (self.t_ - 1) % length, remaining)
+
+    def _offsets(self, X, order, n_problems):
+        """Multinomial: each class's loss is the log loss of its margin less
+        ``log sum_{c != k} exp(s_c)``, the other classes' margins by the model
+        at the start of the block (its rows see the other classes learn only
+        from the next block on); that model is kept across calls."""
+        if not self._multinomial:
+            return super()._offsets(X, order, n_problems)
+        if (self.t_ - 1) % self._multinomial_block(self.t_ - 1) == 0:  # a block starts
+            self._block_model = self._model_from_state()
+        coef, intercept, limits = self._block_model
+        margins = self._clip(safe_sparse_dot(X[order], coef.T) + intercept, limits)
+        return other_classes_margins(np.ascontiguousarray(margins.T))
+
     def _check_labels(self, y, classes):
         """Raise if ``y`` holds a label outside ``classes``, in blocks."""
         for begin in range(0, y.shape[0], self._BLOCK_SIZE):
@@ -833,6 +909,9 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         if self.update_rule_._joint_multiclass:
             return labels.astype(np.float64)[np.newaxis], weighted[np.newaxis]
         is_positive = labels[np.newaxis] == np.arange(n_classes)[:, np.newaxis]
+        if self._multinomial:  # every class learns each example with its weight
+            return (np.where(is_positive, 1.0, -1.0),
+                    np.ascontiguousarray(np.broadcast_to(weighted, is_positive.shape)))
         # one-vs-rest as in SGDClassifier: class weights on the positives only
         return (np.where(is_positive, 1.0, -1.0),
                 np.ascontiguousarray(np.where(is_positive, weighted, sample_weight)))
@@ -849,6 +928,9 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
             mistakes = (decisions[0] > 0) != (labels == 1)
         elif self.update_rule_._joint_multiclass:
             losses = multiclass_hinge(decisions, labels)
+            mistakes = np.argmax(decisions, axis=0) != labels
+        elif self._multinomial:
+            losses = multinomial_log_loss(decisions, labels)
             mistakes = np.argmax(decisions, axis=0) != labels
         else:
             signs = np.where(labels[np.newaxis] == np.arange(n_classes)[:, np.newaxis], 1.0, -1.0)
@@ -892,8 +974,8 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
     def predict_proba(self, X):
         """Probability estimates (log loss only).
 
-        Binary: ``1 / (1 + exp(-decision))``. One-vs-rest: those of each class,
-        normalised to sum to one (as in SGDClassifier).
+        Binary: ``1 / (1 + exp(-decision))``; more classes: the softmax of the
+        decisions (the multinomial model, as LogisticRegression's).
 
         Parameters
         ----------
@@ -906,6 +988,8 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
             Probability of each class, in the order of ``classes_``.
         """
         check_is_fitted(self)
+        if self._multinomial:
+            return np.exp(self._multinomial_log_proba(X))
         return self._predict_proba_lr(X)
 
     @available_if(_check_proba)
@@ -922,7 +1006,15 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         log_proba : ndarray of shape (n_samples, n_classes)
             Log-probability of each class, in the order of ``classes_``.
         """
+        check_is_fitted(self)
+        if self._multinomial:  # not log(softmax), which rounds probabilities near 1
+            return self._multinomial_log_proba(X)
         return np.log(self.predict_proba(X))
+
+    def _multinomial_log_proba(self, X):
+        """The log-softmax of the decisions."""
+        decisions = self.decision_function(X)
+        return decisions - logsumexp(decisions, axis=1, keepdims=True)
 
 
 class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):

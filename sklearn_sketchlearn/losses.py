@@ -15,6 +15,7 @@ The registry :data:`LOSSES` maps the names accepted by the estimators'
 """
 
 import numpy as np
+from scipy.special import logsumexp
 
 from ._kernels import _losses
 
@@ -117,3 +118,38 @@ def multiclass_hinge(scores, labels):
     others = scores.copy()
     others[labels, columns] = -np.inf
     return np.maximum(0.0, 1.0 + others.max(axis=0) - true)
+
+
+def multinomial_log_loss(scores, labels):
+    """The multinomial log loss ``log sum_c exp(s_c) - s_y``.
+
+    Parameters
+    ----------
+    scores : ndarray of shape (n_classes, n_samples)
+        Scores (margins) of each class.
+    labels : ndarray of shape (n_samples,)
+        Index of the true class of each sample.
+
+    Returns
+    -------
+    losses : ndarray of shape (n_samples,)
+    """
+    return logsumexp(scores, axis=0) - scores[labels, np.arange(scores.shape[1])]
+
+
+def other_classes_margins(scores):
+    """``log sum_{c != k} exp(s_c)`` for each class ``k``: the multinomial log
+    loss of class ``k`` is the log loss of ``s_k`` less this offset.
+
+    Parameters
+    ----------
+    scores : ndarray of shape (n_classes, n_samples)
+
+    Returns
+    -------
+    offsets : ndarray of shape (n_classes, n_samples)
+    """
+    n_classes = scores.shape[0]
+    others = np.broadcast_to(scores, (n_classes, *scores.shape)).copy()
+    others[np.arange(n_classes), np.arange(n_classes)] = -np.inf
+    return logsumexp(others, axis=1)

@@ -202,9 +202,11 @@ def ada_fd_pass(kind, chunk, state, params, decisions):
     kind : int
         The sketch's code (``FREQUENT_DIRECTIONS``, ...).
     chunk : tuple
-        ``(X, data, indices, indptr, is_sparse, order, y, sample_weight)``: the
-        ``i``-th example learned is row ``order[i]`` of the chunk, with target
-        ``y[i]`` and weight ``sample_weight[i]``.
+        ``(X, data, indices, indptr, is_sparse, order, y, sample_weight,
+        offsets)``: the ``i``-th example learned is row ``order[i]`` of the
+        chunk, with target ``y[i]``, weight ``sample_weight[i]`` and the loss
+        taken at its prediction less ``offsets[i]`` (a multinomial class's
+        margin against the others; 0 otherwise).
     state : tuple
         ``(weights, gradient_sum, rows, gram, eigenvalues, dense, factor,
         counts, floats, gram_eigenvalues, gram_eigenvectors)``, modified in
@@ -228,7 +230,7 @@ def ada_fd_pass(kind, chunk, state, params, decisions):
     n_learned : int
         Examples learned (fewer if a prediction stopped being finite).
     """
-    X, data, indices, indptr, is_sparse, order, y, sample_weight = chunk
+    X, data, indices, indptr, is_sparse, order, y, sample_weight, offsets = chunk
     (weights, gradient_sum, rows, gram, eigenvalues, dense, factor, counts, floats,
      gram_eigenvalues, gram_eigenvectors) = state
     (rank, regularized, sketch_ridge, loss_code, epsilon, eta, delta, dual,
@@ -252,7 +254,7 @@ def ada_fd_pass(kind, chunk, state, params, decisions):
         if not np.isfinite(prediction):
             return i
         decisions[i] = prediction
-        slope = weight * loss_derivative(loss_code, prediction, target, epsilon)
+        slope = weight * loss_derivative(loss_code, prediction - offsets[i], target, epsilon)
 
         n_before = counts[0] if kind == FREQUENT_DIRECTIONS else capacity
         n_rows = n_before

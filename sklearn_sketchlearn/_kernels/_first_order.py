@@ -17,9 +17,11 @@ def first_order_partial_fit(chunk, state, params, decisions):
     Parameters
     ----------
     chunk : tuple
-        ``(X, data, indices, indptr, is_sparse, order, y, sample_weight)``: the
-        ``i``-th example learned is row ``order[i]`` of the chunk, with target
-        ``y[i]`` and weight ``sample_weight[i]``.
+        ``(X, data, indices, indptr, is_sparse, order, y, sample_weight,
+        offsets)``: the ``i``-th example learned is row ``order[i]`` of the
+        chunk, with target ``y[i]``, weight ``sample_weight[i]`` and the loss
+        taken at its prediction less ``offsets[i]`` (a multinomial class's
+        margin against the others; 0 otherwise).
     state : tuple
         ``(weights, gradient_sum, squared_sum, scale, norm)``, modified in place.
     params : tuple
@@ -40,7 +42,7 @@ def first_order_partial_fit(chunk, state, params, decisions):
     n_learned : int
         Examples learned (fewer if a prediction stopped being finite).
     """
-    X, data, indices, indptr, is_sparse, order, y, sample_weight = chunk
+    X, data, indices, indptr, is_sparse, order, y, sample_weight, offsets = chunk
     weights, gradient_sum, squared_sum, scale, norm = state
     (adaptive, dual, normalized, loss_code, epsilon, eta0, power_t, delta, fit_intercept,
      t_start) = params
@@ -73,7 +75,8 @@ def first_order_partial_fit(chunk, state, params, decisions):
         if not np.isfinite(prediction):
             return i
         decisions[i] = prediction
-        slope = sample_weight[i] * loss_derivative(loss_code, prediction, y[i], epsilon)
+        slope = sample_weight[i] * loss_derivative(loss_code, prediction - offsets[i], y[i],
+                                                     epsilon)
         step = 0.0  # OGD's step
         if not adaptive:
             step = eta0 * t ** (-power_t)

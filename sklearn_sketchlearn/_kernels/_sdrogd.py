@@ -133,10 +133,11 @@ def sdrogd_pass(kind, chunk, state, params, decisions):
     kind : int
         The sketch's code (``FREQUENT_DIRECTIONS``, ...).
     chunk : tuple
-        ``(X, data, indices, indptr, is_sparse, order, y, sample_weight)``: the
-        ``i``-th example learned is row ``order[i]``, with target ``y[i]`` (+-1
-        for a binary model, a class index otherwise) and weight
-        ``sample_weight[i]``.
+        ``(X, data, indices, indptr, is_sparse, order, y, sample_weight,
+        offsets)``: the ``i``-th example learned is row ``order[i]``, with
+        target ``y[i]`` (+-1 for a binary model, a class index otherwise) and
+        weight ``sample_weight[i]``; ``offsets`` (zeros) are for the rules that
+        learn a class at a time.
     state : tuple
         ``(weights, batch_gradient, class_sums, class_counts, rows, gram,
         eigenvalues, dense, factor, counts, floats, steps)``, modified in place;
@@ -155,7 +156,7 @@ def sdrogd_pass(kind, chunk, state, params, decisions):
     n_learned : int
         Examples learned (fewer if a score stopped being finite).
     """
-    X, data, indices, indptr, is_sparse, order, y, sample_weight = chunk
+    X, data, indices, indptr, is_sparse, order, y, sample_weight, _ = chunk
     (weights, batch_gradient, class_sums, class_counts, rows, gram, eigenvalues, dense, factor,
      counts, floats, steps) = state
     (rank, regularized, sketch_ridge, oja_eta0, oja_constant, lam, within, batch_size,

@@ -400,9 +400,11 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
         see ``_pairings``): the rows take the dense form, and the state is
         not in the sparse form.
     chunk : tuple
-        ``(X, data, indices, indptr, is_sparse, order, y, sample_weight)``: the
-        ``i``-th example learned is row ``order[i]`` of the chunk, with target
-        ``y[i]`` and weight ``sample_weight[i]``.
+        ``(X, data, indices, indptr, is_sparse, order, y, sample_weight,
+        offsets)``: the ``i``-th example learned is row ``order[i]`` of the
+        chunk, with target ``y[i]``, weight ``sample_weight[i]`` and the loss
+        taken at its prediction less ``offsets[i]`` (a multinomial class's
+        margin against the others; 0 otherwise).
     state : tuple
         ``(weights, rows, gram, cholesky, eigenvalues, dense, factor, counts,
         floats, scale, sketch_weights, form, touched, versions, maps, folds)``,
@@ -444,7 +446,7 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
     units, which are dense by nature): the same arithmetic on ``w = w_bar +
     Z^T b`` in time independent of ``d``; dense rows take the dense form.
     """
-    X, data, indices, indptr, is_sparse, order, y, sample_weight = chunk
+    X, data, indices, indptr, is_sparse, order, y, sample_weight, offsets = chunk
     (weights, rows, gram, cholesky, eigenvalues, dense, factor, counts, floats, scale,
      sketch_weights, form, touched, versions, maps, folds) = state
     (rank, ridge_params, loss_code, epsilon, bound, target_bound, sigma, gauss_newton,
@@ -540,7 +542,8 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
         if not np.isfinite(prediction):
             return i
         decisions[i] = prediction * unit
-        derivative = loss_derivative(loss_code, prediction, target, epsilon / unit)
+        margin = prediction - offsets[i]
+        derivative = loss_derivative(loss_code, margin, target, epsilon / unit)
         slope = weight * derivative
         x_coefficient = 0.0
         row_coefficients[:n_rows] = 0.0
@@ -566,7 +569,7 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
         # example's Newton step as large as an unweighted one's.
         t = t_start + i + 1
         if gauss_newton:
-            c = np.sqrt(weight * loss_curvature(loss_code, prediction, target))
+            c = np.sqrt(weight * loss_curvature(loss_code, margin, target))
         else:
             eta = eta0 * t ** (-power_t) if eta0 > 0.0 else 0.0
             c = np.sqrt(sigma * weight + eta * weight * weight) * derivative

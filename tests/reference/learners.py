@@ -156,7 +156,7 @@ class RunningUnits:
 
 def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, power_t=0.5,
         fit_intercept=True, diagonal_scaling=False, epsilon=0.1, adaptive=False,
-        gauss_newton=False, standardize=False, oja_floor=True):
+        gauss_newton=False, standardize=False, oja_floor=True, offsets=None):
     """SON (Algorithm 1) with A = alpha_t I + S^T S solved densely.
 
     The papers' ridge is ``alpha_t = alpha + alpha0 (+ RFD's shift)``. With
@@ -168,7 +168,8 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
     fixed by the first gradient ``c x``, ``alpha c^2`` (standardized) or ``alpha
     c^2 |x|^2 / d``; over Oja's sketch (``oja_floor``) the ridge is
     at least half the least curvature held, ``t min Lambda / 2``. ``gauss_newton``
-    sketches ``sqrt(s l''(p)) x``.
+    sketches ``sqrt(s l''(p)) x``. The loss is taken at ``p - offsets[t]``
+    (zeros by default).
     ``standardize`` (True, or ``"scale"``: without centering, revisited on
     non-zeros) feeds :class:`RunningUnits`' units; at each move the weights
     become ``T^{-T} u``, every curvature vector ``T g`` (the sketch with them),
@@ -177,6 +178,7 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
     Returns the final weights (intercept last) and the progressive predictions.
     """
     loss = LOSSES[loss]
+    offsets = np.zeros(len(y)) if offsets is None else offsets
     sketch.oja_unit_free = adaptive  # Oja's directions turn by their own curvature
     n, d = X.shape
     D = d + fit_intercept
@@ -234,9 +236,10 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
         # a zero gradient into a rounding-size one that takes an FD row.
         p = z - excess
         predictions[t] = p
-        slope = sample_weight[t] * loss.derivative(p, y[t], epsilon)
+        slope = sample_weight[t] * loss.derivative(p - offsets[t], y[t], epsilon)
         if gauss_newton:
-            ghat = np.sqrt(sample_weight[t] * newton_curvature(loss.name, p, y[t])) * x
+            ghat = np.sqrt(sample_weight[t] * newton_curvature(loss.name, p - offsets[t],
+                                                               y[t])) * x
         else:
             eta = eta0 * (t + 1) ** (-power_t) if eta0 > 0 else 0.0
             # the loss s * l has curvature sigma / s
@@ -379,10 +382,11 @@ def ada_ffd(X, y, sample_weight, *, tau, loss, eta, delta, dual, regularized=Fal
 
 
 def first_order(X, y, sample_weight, *, loss, adaptive, eta0, power_t=0.5, delta=1e-6,
-                dual=False, fit_intercept=True, epsilon=0.1, normalized=False):
+                dual=False, fit_intercept=True, epsilon=0.1, normalized=False, offsets=None):
     """OGD (``eta0 / t^power_t``; NG's normalized steps if ``normalized``) or
-    diagonal AdaGrad, one example at a time."""
+    diagonal AdaGrad, one example at a time; the loss at ``p - offsets[t]``."""
     loss = LOSSES[loss]
+    offsets = np.zeros(len(y)) if offsets is None else offsets
     n, d = X.shape
     D = d + fit_intercept
     beta, gradient_sum, squared_sum = np.zeros(D), np.zeros(D), np.zeros(D)
@@ -398,7 +402,8 @@ def first_order(X, y, sample_weight, *, loss, adaptive, eta0, power_t=0.5, delta
             seen = scale > 0
             N += np.sum((x[seen] / scale[seen]) ** 2)
         predictions[t] = beta @ x
-        g = sample_weight[t] * loss.derivative(predictions[t], y[t], epsilon) * x
+        g = sample_weight[t] * loss.derivative(predictions[t] - offsets[t], y[t],
+                                               epsilon) * x
         if not adaptive:
             step = eta0 * (t + 1) ** (-power_t)
             if normalized:
