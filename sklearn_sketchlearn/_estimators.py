@@ -15,7 +15,6 @@ from numbers import Integral, Real
 
 import numpy as np
 from joblib import Parallel, delayed
-from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, RegressorMixin, _fit_context, clone, is_classifier
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model._base import LinearClassifierMixin
@@ -38,6 +37,7 @@ from .losses import (
     CLASSIFICATION_LOSSES,
     LOSSES,
     REGRESSION_LOSSES,
+    log_sum_exp,
     multiclass_hinge,
     multinomial_log_loss,
     other_classes_margins,
@@ -1014,7 +1014,7 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
     def _multinomial_log_proba(self, X):
         """The log-softmax of the decisions."""
         decisions = self.decision_function(X)
-        return decisions - logsumexp(decisions, axis=1, keepdims=True)
+        return decisions - log_sum_exp(decisions.T)[:, np.newaxis]
 
 
 class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):

@@ -16,6 +16,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
 
 from sklearn_sketchlearn import SketchedOnlineClassifier
+from sklearn_sketchlearn.losses import multinomial_log_loss, other_classes_margins
 from sklearn_sketchlearn.sketches import ExactSketch, FrequentDirections
 from sklearn_sketchlearn.update_rules import OnlineGradientDescent, SketchedOnlineNewton
 
@@ -117,7 +118,8 @@ def test_probabilities_are_the_softmax_of_the_decisions(data):
     decisions = model.decision_function(X)
     log_expected = decisions - logsumexp(decisions, axis=1, keepdims=True)
     np.testing.assert_allclose(model.predict_proba(X), np.exp(log_expected), rtol=1e-12)
-    np.testing.assert_allclose(model.predict_log_proba(X), log_expected, rtol=1e-12)
+    np.testing.assert_allclose(model.predict_log_proba(X), log_expected, rtol=1e-12,
+                               atol=1e-14)
 
 
 def test_multinomial_model_learns_iris_as_logistic_regression_does():
@@ -136,3 +138,16 @@ def test_multinomial_model_learns_iris_as_logistic_regression_does():
         assert model.score(X_test, y_test) >= reference.score(X_test, y_test) - 0.03
         assert log_loss(y_test, model.predict_proba(X_test)) <= 1.5 * log_loss(
             y_test, reference.predict_proba(X_test))
+
+
+def test_other_classes_margins_lose_nothing_at_extreme_scores():
+    rng = np.random.default_rng(0)
+    scores = rng.standard_normal((5, 50)) * 300
+    scores[:, 0] = [3.0, 3.0, 1.0, 0.0, -1.0]  # two highest
+    scores[:, 1] = [800.0, 0.0, -5.0, 1.0, 2.0]  # the others vanish beside the highest
+    offsets = other_classes_margins(scores)
+    np.testing.assert_allclose(offsets, other_margins(scores.T), rtol=1e-14, atol=1e-12)
+    labels = rng.integers(0, 5, 50)
+    np.testing.assert_allclose(
+        multinomial_log_loss(scores, labels),
+        logsumexp(scores, axis=0) - scores[labels, np.arange(50)], rtol=1e-14, atol=1e-12)
