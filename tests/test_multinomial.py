@@ -5,6 +5,8 @@ learners of ``tests/reference/learners.py`` driven block by block. Blocks are
 8 examples long up to the 128th example, then 16 up to the 256th (a sixteenth
 to an eighth of the examples before them)."""
 
+import pickle
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -151,3 +153,15 @@ def test_other_classes_margins_lose_nothing_at_extreme_scores():
     np.testing.assert_allclose(
         multinomial_log_loss(scores, labels),
         logsumexp(scores, axis=0) - scores[labels, np.arange(50)], rtol=1e-14, atol=1e-12)
+
+
+def test_threads_and_a_pickle_mid_block_change_nothing(data):
+    X, labels, _ = data
+    whole = SketchedOnlineClassifier(loss="log_loss", random_state=0)
+    whole.partial_fit(X, labels, classes=[0, 1, 2])
+    threaded = SketchedOnlineClassifier(loss="log_loss", n_jobs=2, random_state=0)
+    threaded.partial_fit(X[:61], labels[:61], classes=[0, 1, 2])  # stops inside a block
+    resumed = pickle.loads(pickle.dumps(threaded))
+    resumed.partial_fit(X[61:], labels[61:])
+    np.testing.assert_array_equal(resumed.coef_, whole.coef_)
+    np.testing.assert_array_equal(resumed.intercept_, whole.intercept_)
