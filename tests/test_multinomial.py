@@ -23,6 +23,7 @@ from sklearn_sketchlearn.sketches import ExactSketch, FrequentDirections
 from sklearn_sketchlearn.update_rules import OnlineGradientDescent, SketchedOnlineNewton
 
 from .reference.learners import DenseSketch, first_order, son
+from .test_failures import DIVERGING, blow_up, make_learner
 
 
 @pytest.fixture(scope="module")
@@ -165,3 +166,15 @@ def test_threads_and_a_pickle_mid_block_change_nothing(data):
     resumed.partial_fit(X[61:], labels[61:])
     np.testing.assert_array_equal(resumed.coef_, whole.coef_)
     np.testing.assert_array_equal(resumed.intercept_, whole.intercept_)
+
+
+@pytest.mark.parametrize("rule_name", list(DIVERGING))
+def test_a_divergence_leaves_the_model_and_its_block_as_they_were(data, rule_name):
+    # rows scaled by 1e160 overflow the margins the offsets are made of as well
+    X, labels, _ = data
+    model = make_learner("one-vs-rest", rule_name, loss="log_loss")
+    model.partial_fit(X[:61], labels[:61], classes=[0, 1, 2])  # stops inside a block
+    before = pickle.dumps(model)
+    with pytest.raises(ValueError, match="diverged"):
+        model.partial_fit(blow_up(X[61:], first_row=20), labels[61:])
+    assert pickle.dumps(model) == before
