@@ -49,7 +49,7 @@ from ._kernels._chunk_units import (
     weighted_moments,
 )
 from ._kernels._rows import distinct_sorted
-from ._kernels._units import RESCALE_TOLERANCE, left_unit
+from ._kernels._units import ENTRY_EXAMPLES, RESCALE_TOLERANCE, left_unit
 
 # CSR rows with at least this fraction of their entries stored are dense data in a
 # sparse container (LIBSVM files load so): centring them costs at most 1 / DENSE_ENOUGH
@@ -196,7 +196,12 @@ def move(units, features):
 
     Features within the tolerance keep their units, and a feature that has not
     varied yet is fed as 0, so its column of the state is 0 and any map leaves
-    it so: neither is in the change.
+    it so: neither is in the change. In a centred stream a feature enters
+    (takes its first units) once the examples seen weigh ``ENTRY_EXAMPLES``,
+    as in SON's own units: a standard deviation of fewer is too noisy to
+    divide by, and the first steps in such units leave weights that later
+    moves keep (AdaGrad over one-row chunks of four blobs reached 0.29-0.40
+    training accuracy against 1.00 in one call).
     """
     n_features = units["scale"].shape[0]
     if units["count"] == 0.0:
@@ -216,7 +221,8 @@ def move(units, features):
     squared_scale, tolerance = old_scale * old_scale, (1.0 + RESCALE_TOLERANCE) ** 2
     moved = ((variance > tolerance * squared_scale) | (variance * tolerance < squared_scale)
              | ((mean - old_center) ** 2 > RESCALE_TOLERANCE**2 * variance))
-    moved = np.flatnonzero(moved & (variance > 0.0))
+    entered = (old_scale > 0.0) | (units["count"] >= ENTRY_EXAMPLES)
+    moved = np.flatnonzero(moved & (variance > 0.0) & entered)
     new_scale, new_center = np.sqrt(variance[moved]), mean[moved]
     units["scale"][features[moved]] = new_scale
     units["center"][features[moved]] = new_center

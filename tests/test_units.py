@@ -12,7 +12,7 @@ from sklearn.datasets import load_diabetes
 from sklearn.preprocessing import StandardScaler
 
 from sklearn_sketchlearn import SketchedOnlineClassifier, SketchedOnlineRegressor, _units
-from sklearn_sketchlearn._kernels._units import RESCALE_TOLERANCE
+from sklearn_sketchlearn._kernels._units import ENTRY_EXAMPLES, RESCALE_TOLERANCE
 from sklearn_sketchlearn.datasets import make_ill_conditioned_classification
 from sklearn_sketchlearn.sketches import (
     ExactSketch,
@@ -101,6 +101,34 @@ def test_move_changes_only_units_beyond_the_tolerance():
     np.testing.assert_array_equal(change.a, [1.0])
     np.testing.assert_array_equal(change.b, [-5.0])
     assert change.r == 1.0
+
+
+def test_a_centred_feature_enters_once_ten_examples_weigh_in():
+    # the standard deviation of fewer is too noisy to divide by
+    units = _units.new_units(2, True)
+    rows = np.random.default_rng(0).standard_normal((10, 2))
+    for i, row in enumerate(rows):
+        _units.observe(units, row[np.newaxis], sample_weight=np.ones(1))
+        change = _units.move(units, np.arange(2))
+        entered = i + 1 >= ENTRY_EXAMPLES
+        assert bool(np.all(units["scale"] > 0)) == entered, i
+        assert change.features.size == 0  # an entry is no move: the columns were 0
+    np.testing.assert_allclose(units["scale"], rows.std(axis=0), rtol=1e-12)
+
+
+@pytest.mark.parametrize("rule", ["adagrad", "ada_fd"])
+def test_one_row_chunks_learn_what_one_call_learns(rule):
+    # units taken from two rows made the first steps weights that every later
+    # move kept: AdaGrad over one-row chunks reached 0.29-0.40 training accuracy
+    rng = np.random.default_rng(9)
+    labels = rng.integers(0, 4, 200)
+    X = 2 * rng.standard_normal((4, 5))[labels] + rng.standard_normal((200, 5))
+    whole = SketchedOnlineClassifier(rule, random_state=0).partial_fit(X, labels,
+                                                                        classes=np.arange(4))
+    rows = SketchedOnlineClassifier(rule, random_state=0)
+    for i in range(200):
+        rows.partial_fit(X[i : i + 1], labels[i : i + 1], classes=np.arange(4))
+    assert np.mean(rows.predict(X) == whole.predict(X)) >= 0.97
 
 
 def test_move_of_a_stream_not_centred_against_its_formulas():
