@@ -165,6 +165,7 @@ class _BaseSketchedOnline(BaseEstimator):
             self._units = _units.new_units(n_features, center)
         self._progressive_sums = np.zeros(3)  # weight, weighted loss, weighted mistakes
         self.t_ = 1
+        self._n_positive = 0  # examples of positive sample weight learned
 
     def _state_params(self):
         """The parameters the fitted state depends on, comparable across calls.
@@ -350,10 +351,11 @@ class _BaseSketchedOnline(BaseEstimator):
         with pool as parallel:
             for epoch in range(n_epochs):
                 permutation = rng.permutation(n_samples) if rng is not None else None
+                counts = self._positive_counts(sample_weight, permutation, n_samples)
                 sums = np.zeros(3)
                 begin = 0
                 while begin < n_samples:
-                    stop = begin + self._block_length(n_samples - begin)
+                    stop = begin + self._block_length(begin, n_samples, counts)
                     order = (permutation[begin:stop] if permutation is not None
                              else np.arange(begin, stop))
                     block_weights = (np.ones(order.size) if sample_weight is None
@@ -370,7 +372,7 @@ class _BaseSketchedOnline(BaseEstimator):
                         rows = row_arrays(_units.standardize(X, order, self._units))[:5]
                         kernel_order = np.arange(order.size)
                         targets = targets / target_scale
-                    offsets = self._offsets(X, order, n_problems)
+                    offsets = self._offsets(X, order, weights)
                     jobs = [(k, (*rows, kernel_order, targets[k], weights[k], offsets[k]), loss,
                              settings, decisions) for k in range(n_problems)]
                     if threads:
@@ -381,6 +383,7 @@ class _BaseSketchedOnline(BaseEstimator):
                     decisions += self._target_offset
                     self._check_block(outcomes, order.size, decisions, limit, epoch, rows[4])
                     self.t_ += order.size
+                    self._n_positive += int(np.count_nonzero(block_weights > 0.0))
                     sums += self._progress_terms(decisions, block_labels, block_weights)
                     begin = stop
                 epoch_loss = self._record_progress(sums)
@@ -501,15 +504,21 @@ class _BaseSketchedOnline(BaseEstimator):
     def _epsilon(self):
         return 0.0
 
-    def _block_length(self, remaining):
-        """Examples in the next block of a pass that has ``remaining`` left
-        (see :meth:`_learn`)."""
-        return min(self._BLOCK_SIZE, remaining)
+    def _positive_counts(self, sample_weight, permutation, n_samples):
+        """What :meth:`_block_length` needs of a pass's weights: nothing but
+        for a multinomial classifier."""
+        return None
 
-    def _offsets(self, X, order, n_problems):
-        """Each problem's ``offsets`` for the block of rows ``order`` (see the
-        kernels' ``chunk``): none but for a multinomial classifier."""
-        return np.zeros((n_problems, order.size))
+    def _block_length(self, begin, n_samples, counts):
+        """Examples in the block of a pass of ``n_samples`` that starts at
+        ``begin`` (see :meth:`_learn`)."""
+        return min(self._BLOCK_SIZE, n_samples - begin)
+
+    def _offsets(self, X, order, weights):
+        """Each problem's ``offsets`` for the block of rows ``order`` of
+        weights ``weights`` (see the kernels' ``chunk``): none but for a
+        multinomial classifier."""
+        return np.zeros(weights.shape)
 
     def _clip(self, predictions, limits=None):
         """Predictions clipped to the rule's bound (SON's projection), if any,
@@ -853,29 +862,39 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
     def _multinomial_block(self, n_seen):
         """Length of the multinomial block that holds the example after the
         first ``n_seen``: the largest power of two from 8 to 256 that is at
-        most a sixteenth of ``n_seen`` (8 while none is), so that a block's
-        rows see the other classes lag by a small part of what was learned.
-        Blocks start at its multiples counted from the first example learned,
-        whatever the calls."""
+        most an eighth of ``n_seen`` (8 while none is), so that a block's rows
+        see the other classes lag by a small part of what was learned.
+        Blocks start at its multiples, counted in the examples of positive
+        weight learned, whatever the calls."""
         length, longest = self._MULTINOMIAL_BLOCKS
         while 16 * length <= n_seen and length < longest:
             length *= 2
         return length
 
-    def _block_length(self, remaining):
+    def _positive_counts(self, sample_weight, permutation, n_samples):
+        """Multinomial: the examples of positive weight among the first ``i +
+        1`` of the pass, for each ``i``: blocks are counted in them, so that an
+        example of weight 0 changes nothing, as if it were left out."""
         if not self._multinomial:
-            return super()._block_length(remaining)
-        length = self._multinomial_block(self.t_ - 1)
-        return min(length - (self.t_ - 1) % length, remaining)
+            return None
+        positive = np.ones(n_samples, bool) if sample_weight is None else sample_weight > 0
+        return np.cumsum(positive if permutation is None else positive[permutation])
 
-    def _offsets(self, X, order, n_problems):
+    def _block_length(self, begin, n_samples, counts):
+        if counts is None:
+            return super()._block_length(begin, n_samples, counts)
+        length = self._multinomial_block(self._n_positive)
+        ends_at = (counts[begin - 1] if begin else 0) + length - self._n_positive % length
+        return min(int(np.searchsorted(counts, ends_at)) + 1, n_samples) - begin
+
+    def _offsets(self, X, order, weights):
         """Multinomial: each class's loss is the log loss of its margin less
         ``log sum_{c != k} exp(s_c)``, the other classes' margins by the model
         at the start of the block (its rows see the other classes learn only
         from the next block on); that model is kept across calls."""
         if not self._multinomial:
-            return super()._offsets(X, order, n_problems)
-        if (self.t_ - 1) % self._multinomial_block(self.t_ - 1) == 0:  # a block starts
+            return super()._offsets(X, order, weights)
+        if self._n_positive % self._multinomial_block(self._n_positive) == 0:  # a block starts
             self._block_model = self._model_from_state()
         coef, intercept, limits = self._block_model
         margins = self._clip(safe_sparse_dot(X[order], coef.T) + intercept, limits)

@@ -2,8 +2,8 @@
 learns the log loss of its margin less ``log sum_{c != k} exp(s_c)`` of the
 other classes' margins at the start of the block, against the reference
 learners of ``tests/reference/learners.py`` driven block by block. Blocks are
-8 examples long up to the 128th example, then 16 up to the 256th (a sixteenth
-to an eighth of the examples before them)."""
+counted in examples of positive weight: 8 long up to the 128th, then 16 up to
+the 256th (a sixteenth to an eighth of the examples before them)."""
 
 import pickle
 
@@ -45,22 +45,31 @@ def other_margins(margins):
                      for k in range(n_classes)])
 
 
-def multinomial_reference(learn, X, labels, n_classes):
+def block_starts(weights):
+    """The rows that start a block: the row after each one that brings the
+    count of positive weights to 8, 16, ..., 128, 144, ..., 256."""
+    ends = {*range(8, 128, 8), *range(128, 257, 16)}
+    starts, count = [0], 0
+    for row, weight in enumerate(weights[:-1]):
+        count += weight > 0
+        if weight > 0 and count in ends:
+            starts.append(row + 1)
+    return starts
+
+
+def multinomial_reference(learn, X, labels, weights, n_classes):
     """Each class by ``learn(X, signs, offsets) -> (weights, predictions)``,
     its offsets for a block of rows from every class's model after the rows
     before the block (re-learned from the start: the reference keeps no state)."""
     n = len(labels)
     signs = np.where(labels[None] == np.arange(n_classes)[:, None], 1.0, -1.0)
     offsets = np.zeros((n_classes, n))
-    starts = [*range(0, 128, 8), *range(128, 256, 16)]
-    for start, stop in zip(starts, [*starts[1:], 256], strict=True):
-        if start >= n:
-            break
+    starts = block_starts(weights)
+    for start, stop in zip(starts, [*starts[1:], n], strict=True):
         models = np.zeros((n_classes, X.shape[1] + 1))
         if start:
             models = np.array([learn(X[:start], signs[k, :start], offsets[k, :start])[0]
                                for k in range(n_classes)])
-        stop = min(stop, n)
         offsets[:, start:stop] = other_margins(X[start:stop] @ models[:, :-1].T + models[:, -1])
     runs = [learn(X, signs[k], offsets[k]) for k in range(n_classes)]
     return np.array([w for w, _ in runs]), np.array([p for _, p in runs])
@@ -88,7 +97,7 @@ def test_classes_learn_against_the_others_margins_at_the_block_start(data, name,
     X, labels, weights = data
     rule, sketch, reference = LEARNERS[name]
     expected, predictions = multinomial_reference(
-        lambda X_, y_, o_: reference(X_, y_, weights[: len(y_)], o_), X, labels, 3)
+        lambda X_, y_, o_: reference(X_, y_, weights[: len(y_)], o_), X, labels, weights, 3)
     model = SketchedOnlineClassifier(rule, sketch=sketch, loss="log_loss", random_state=0)
     rows = sp.csr_matrix(X) if sparse else X
     for start in range(0, len(labels), 23):  # calls that start and end inside blocks
@@ -178,3 +187,23 @@ def test_a_divergence_leaves_the_model_and_its_block_as_they_were(data, rule_nam
     with pytest.raises(ValueError, match="diverged"):
         model.partial_fit(blow_up(X[61:], first_row=20), labels[61:])
     assert pickle.dumps(model) == before
+
+
+def test_examples_of_weight_zero_change_nothing(data):
+    # blocks are counted in the examples of positive weight: with weight 0
+    # examples interleaved, every block holds the same weighted examples
+    X, labels, _ = data
+    weights = np.ones(len(labels))
+    weights[np.random.default_rng(1).random(len(labels)) < 0.3] = 0.0
+    rule = SketchedOnlineNewton(feature_scaling=None)
+    with_zeros = SketchedOnlineClassifier(rule, loss="log_loss", random_state=0)
+    for start in range(0, len(labels), 17):
+        chunk = slice(start, start + 17)
+        with_zeros.partial_fit(X[chunk], labels[chunk], classes=[0, 1, 2],
+                               sample_weight=weights[chunk])
+    kept = weights > 0
+    without = SketchedOnlineClassifier(rule, loss="log_loss", random_state=0).partial_fit(
+        X[kept], labels[kept], classes=[0, 1, 2])
+    np.testing.assert_allclose(with_zeros.coef_, without.coef_, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(with_zeros.intercept_, without.intercept_, rtol=1e-12,
+                               atol=1e-14)
