@@ -1031,8 +1031,12 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         return np.log(self.predict_proba(X))
 
     def _multinomial_log_proba(self, X):
-        """The log-softmax of the decisions."""
+        """The log-softmax of the decisions, its limit where one overflowed to
+        +inf (the classes at +inf share the probability)."""
         decisions = self.decision_function(X)
+        overflowed = np.isposinf(decisions)
+        rows = overflowed.any(axis=1)
+        decisions[rows] = np.where(overflowed[rows], 0.0, -np.inf)
         return decisions - log_sum_exp(decisions.T)[:, np.newaxis]
 
 

@@ -207,3 +207,20 @@ def test_examples_of_weight_zero_change_nothing(data):
     np.testing.assert_allclose(with_zeros.coef_, without.coef_, rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(with_zeros.intercept_, without.intercept_, rtol=1e-12,
                                atol=1e-14)
+
+
+def test_probabilities_stay_finite_where_a_decision_overflows(data):
+    # rows near the largest float make decisions of +-inf: the softmax's
+    # limit gives the classes at +inf all the probability (no inf - inf)
+    X, labels, _ = data
+    model = SketchedOnlineClassifier(loss="log_loss", random_state=0).fit(X, labels)
+    huge = X[:20] / np.abs(X[:20]).max(axis=1, keepdims=True) * 1.5e308
+    with np.errstate(over="ignore", invalid="ignore"):
+        decisions = model.decision_function(huge)
+        proba = model.predict_proba(huge)
+    assert np.isposinf(decisions).any()
+    assert np.all(np.isfinite(proba))
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=1e-12)
+    top = np.isposinf(decisions)
+    rows = top.any(axis=1)
+    np.testing.assert_allclose(proba[rows], top[rows] / top[rows].sum(axis=1, keepdims=True))
