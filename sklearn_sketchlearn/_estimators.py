@@ -37,7 +37,7 @@ from .losses import (
     CLASSIFICATION_LOSSES,
     LOSSES,
     REGRESSION_LOSSES,
-    log_sum_exp,
+    log_softmax,
     multiclass_hinge,
     multinomial_log_loss,
     other_classes_margins,
@@ -1031,13 +1031,8 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         return np.log(self.predict_proba(X))
 
     def _multinomial_log_proba(self, X):
-        """The log-softmax of the decisions, its limit where one overflowed to
-        +inf (the classes at +inf share the probability)."""
-        decisions = self.decision_function(X)
-        overflowed = np.isposinf(decisions)
-        rows = overflowed.any(axis=1)
-        decisions[rows] = np.where(overflowed[rows], 0.0, -np.inf)
-        return decisions - log_sum_exp(decisions.T)[:, np.newaxis]
+        """The log-softmax of the decisions (:func:`losses.log_softmax`)."""
+        return log_softmax(self.decision_function(X).T).T
 
 
 class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):

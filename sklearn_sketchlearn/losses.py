@@ -128,6 +128,18 @@ def log_sum_exp(scores):
     return highest + np.log(np.exp(scores - highest).sum(axis=0))
 
 
+def log_softmax(scores):
+    """``s_c - log sum_k exp(s_k)`` over the first axis (the classes), and its
+    limit where a score is +inf: the classes at +inf share the probability
+    (``log`` of their share), the others get ``-inf``, rather than NaN from
+    ``inf - inf``."""
+    scores = np.array(scores, dtype=np.float64)
+    overflowed = np.isposinf(scores)
+    columns = overflowed.any(axis=0)
+    scores[:, columns] = np.where(overflowed[:, columns], 0.0, -np.inf)
+    return scores - log_sum_exp(scores)
+
+
 def multinomial_log_loss(scores, labels):
     """The multinomial log loss ``log sum_c exp(s_c) - s_y``.
 
@@ -142,7 +154,7 @@ def multinomial_log_loss(scores, labels):
     -------
     losses : ndarray of shape (n_samples,)
     """
-    return log_sum_exp(scores) - scores[labels, np.arange(scores.shape[1])]
+    return -log_softmax(scores)[labels, np.arange(scores.shape[1])]
 
 
 def other_classes_margins(scores):
