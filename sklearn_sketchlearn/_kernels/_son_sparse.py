@@ -277,7 +277,8 @@ def catch_up(j, columns, weights, versions, maps, folds, form, old):
     old[:] = column
     column[:] = 0.0
     for k in range(column.shape[0]):
-        axpy(old[k], transposed[k], column)
+        if old[k] != 0.0:  # a column behind holds few slots (its last shrink's top)
+            axpy(old[k], transposed[k], column)
     versions[j] = form[VERSION]
 
 
