@@ -78,6 +78,7 @@ from ._son_sparse import (
     sparse_products,
     sparse_step,
     standardize_sparse_example,
+    units_by_feature,
 )
 from ._units import (
     feature_units,
@@ -462,11 +463,13 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
         sparse = is_sparse and sparse_form
         if sparse and form[SPARSE] == 0:
             enter_sparse_form(kind, rows, counts[0], sketch_weights, form, touched, versions,
-                              floats)
+                              floats, scale)
         elif not sparse and form[SPARSE] == 1:
             leave_sparse_form(kind, rows, weights, sketch_weights, factor, form, versions, maps,
-                              folds)
+                              folds, scale)
     columns = rows.reshape((n_features, capacity))
+    # the sparse form's units, scale[k, j] on feature-major memory (see units_by_feature)
+    units = units_by_feature(scale)
     n_directions = 0 if kind == NO_SKETCH or kind == EXACT else capacity
     if kind == FREQUENT_DIRECTIONS:
         n_directions = rank
@@ -508,7 +511,7 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
         floats[5] += 1.0
         if sparse:
             sketch_moved = standardize_sparse_example(
-                kind, cols, vals, nnz, raw, scale, floats, scaling, columns, weights,
+                kind, cols, vals, nnz, raw, units, floats, scaling, columns, weights,
                 sketch_weights, gram, factor, form[TOP], n_rows)
         else:
             # Oja's rows are directions, not curvature: T would collapse them
@@ -586,8 +589,11 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
                 for j in range(n_features):
                     dense[j, j] = np.sqrt(floats[6])
             floats[1] += mass
-            if scaling >= 2:  # for moving the total with the units
-                count_curvature(scale, c, x, cols, vals, nnz, sparse,
+            if scaling >= 2 and sparse:  # for moving the total with the units
+                count_curvature(units, c, x, cols, vals, nnz, True,
+                                fit_intercept and scaling == 2)
+            elif scaling >= 2:
+                count_curvature(scale, c, x, cols, vals, nnz, False,
                                 fit_intercept and scaling == 2)
             if kind != FREQUENT_DIRECTIONS:
                 floats[2] += max(mass + c * c * correction, 0.0)
@@ -732,9 +738,11 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
                         appended, c)
             if kind == OJA:
                 oja_refresh(rows, gram, factor)
-        if scaling == 1:
-            accumulate_adagrad(scale, slope, raw, cols, nnz, sparse)
-        if sparse and scaling != 0 and not scale_finite(scale, cols, nnz):
+        if scaling == 1 and sparse:
+            accumulate_adagrad(units, slope, raw, cols, nnz, True)
+        elif scaling == 1:
+            accumulate_adagrad(scale, slope, raw, cols, nnz, False)
+        if sparse and scaling != 0 and not scale_finite(units, cols, nnz):
             return i
         floats[4] = max(floats[4], abs(target))
     return order.shape[0]

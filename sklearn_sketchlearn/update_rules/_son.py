@@ -413,8 +413,10 @@ class SketchedOnlineNewton(BaseUpdateRule):
         if features is None:
             return None
         columns = states["rows"].reshape(form.shape[0], n_features, capacity)
+        units = states["scale"]  # by feature in the sparse form (units_by_feature)
         by_feature = {"weights": states["weights"], "versions": states["versions"],
-                      "scale": states["scale"].swapaxes(1, 2), "rows": columns}
+                      "scale": units.reshape(form.shape[0], units.shape[2], units.shape[1]),
+                      "rows": columns}
         saved, restore_columns = feature_snapshot(
             states, {key: value for key, value in by_feature.items()
                      if value.shape[1] == n_features}, features,
@@ -493,11 +495,15 @@ class SketchedOnlineNewton(BaseUpdateRule):
 
     def _coef(self, state):
         weights = self._weights(state) * self._target_unit(state)
+        # the units' statistics by rows; the sparse form holds them by feature
+        units = state["scale"]
+        if state["form"][SPARSE]:
+            units = units.reshape(units.shape[::-1]).T
         if self.feature_scaling == "adagrad":
-            return weights / np.sqrt(state["scale"][0])
+            return weights / np.sqrt(units[0])
         if self.feature_scaling in ("standardize", "scale"):
             # u^T ((x - center) / scale) + u_b; a feature never seen has scale 0
-            scale, center = state["scale"][0], state["scale"][3]
+            scale, center = units[0], units[3]
             coef = np.divide(weights, scale, out=np.zeros_like(scale), where=scale > 0)
             coef[-1] -= coef[:-1] @ center[:-1]  # centers are 0 unless centering
             return coef
