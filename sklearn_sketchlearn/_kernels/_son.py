@@ -184,8 +184,9 @@ def son_ridge(params, floats, n_features, n_directions, kind, counts, eigenvalue
     ``alpha`` is ``offset`` (plus RFD's ``shrink_weight = 1/2`` of FD's total
     shrink). The adaptive ridge adds ``relative`` times the mean curvature per
     direction, ``sum |g_hat|^2 / d``, and the curvature the sketch missed
-    (``floats[2]``: the mass an FD sketch let escape, or for Oja, random
-    projections and no sketch the sum of ``|g_hat|^2 - g_hat^T S^T (alpha I +
+    (``floats[2]``: the sum of ``|g_hat|^2 - g_hat^T P g_hat`` over FD, ``P`` the
+    projection onto the span of its rows before the update, or for Oja,
+    random projections and no sketch of ``|g_hat|^2 - g_hat^T S^T (alpha I +
     S S^T)^{-1} S g_hat``), spread over the ``min(d, t) - m`` directions that
     can hold it (``t`` gradients span at most ``t`` directions, so early steps
     stay Newton-sized). RFD's half shrinkage takes the spread's place where it
@@ -287,12 +288,39 @@ def standardize_example(x, raw, scale, floats, weights, scaling, center, rows, n
 
 
 @jit
-def fd_escaped_mass(gram, n_rows, floats):
-    """``floats[2]`` = the curvature seen minus what the FD buffer holds."""
+def fd_held_fraction(gram, n_rows, projected, span, solved):
+    """``x^T P x`` for ``P`` the projection onto the span of the FD rows, given
+    ``projected = rows x`` and ``gram = rows rows^T``: ``p^T G^+ p`` through a
+    Cholesky factor of ``G`` (into ``span``) that skips a row the rows before it
+    span (its pivot at most ``1e-12`` of the largest diagonal entry). What a
+    curvature vector has outside the span is what FD misses of it."""
+    largest = 0.0
+    for j in range(n_rows):
+        largest = max(largest, gram[j, j])
     held = 0.0
     for j in range(n_rows):
-        held += gram[j, j]
-    floats[2] = max(floats[1] - held, 0.0)
+        pivot = gram[j, j]
+        for k in range(j):
+            pivot -= span[j, k] * span[j, k]
+        solved[j] = 0.0
+        if pivot <= 1e-12 * largest:
+            for k in range(j):
+                span[j, k] = 0.0
+            for i in range(j, n_rows):
+                span[i, j] = 0.0
+            continue
+        span[j, j] = np.sqrt(pivot)
+        for i in range(j + 1, n_rows):
+            value = gram[i, j]
+            for k in range(j):
+                value -= span[i, k] * span[j, k]
+            span[i, j] = value / span[j, j]
+        value = projected[j]
+        for k in range(j):
+            value -= span[j, k] * solved[k]
+        solved[j] = value / span[j, j]
+        held += solved[j] * solved[j]
+    return held
 
 
 @jit
@@ -484,6 +512,8 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
     row_coefficients = np.zeros(capacity + 1)
     row_shifts = np.zeros(capacity + 1)
     slot_coefficients = np.zeros(capacity)
+    span = np.zeros((capacity, capacity) if kind == FREQUENT_DIRECTIONS else (0, 0))
+    span_solved = np.zeros(capacity)
     r = np.zeros(capacity)
     curvature = np.zeros((n_features, n_features) if kind == EXACT and scaling >= 2 else (0, 0))
     ridge = son_ridge(ridge_params, floats, n_features, n_directions, kind, counts, eigenvalues)
@@ -521,8 +551,6 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
                                                fit_intercept, moving,
                                                min(n_rows, moving.shape[0]), gram, dense,
                                                curvature)
-        if sketch_moved and kind == FREQUENT_DIRECTIONS:
-            fd_escaped_mass(gram, n_rows, floats)
         if scaling >= 2:  # the curvature totals may have moved with the units
             ridge = son_ridge(ridge_params, floats, n_features, n_directions, kind, counts,
                               eigenvalues)
@@ -595,7 +623,11 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
             elif scaling >= 2:
                 count_curvature(scale, c, x, cols, vals, nnz, False,
                                 fit_intercept and scaling == 2)
-            if kind != FREQUENT_DIRECTIONS:
+            if kind == FREQUENT_DIRECTIONS:
+                held = fd_held_fraction(gram, n_rows, projected, span,
+                                        span_solved) if n_rows else 0.0
+                floats[2] += max(mass - c * c * held, 0.0)
+            else:
                 floats[2] += max(mass + c * c * correction, 0.0)
             floats[3] += 1.0
         if adaptive and floats[3] == 0.0:
@@ -637,7 +669,6 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
                 delta, n_rows = fd_shrink(rows, gram, capacity, rank)
             counts[0] = n_rows
             floats[0] += delta
-            fd_escaped_mass(gram, n_rows, floats)
             ridge = son_ridge(ridge_params, floats, n_features, n_directions, kind, counts,
                               eigenvalues)
             cholesky[:] = 0.0

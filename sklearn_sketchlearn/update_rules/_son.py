@@ -76,9 +76,10 @@ class SketchedOnlineNewton(BaseUpdateRule):
       max(min(d, n_t) - m, 1)``, a fraction ``alpha`` of the mean curvature per
       direction plus the curvature ``M_t`` the sketch missed spread over the
       directions that could hold it (``n_t`` curvature vectors seen, ``m`` the
-      sketch size): for FD the mass that escaped its shrinks, ``sum |g_hat|^2 -
-      |S|_F^2``; for Oja, random projections and no sketch ``sum_s (|g_hat_s|^2 -
-      g_hat_s^T S^T (alpha I + S S^T)^{-1} S g_hat_s)`` before each update; RFD
+      sketch size): for FD what each curvature vector had outside the span of
+      its rows, ``sum_s (|g_hat_s|^2 - g_hat_s^T P g_hat_s)``; for Oja, random
+      projections and no sketch ``sum_s (|g_hat_s|^2 - g_hat_s^T S^T (alpha I +
+      S S^T)^{-1} S g_hat_s)``, both with the sketch before each update; RFD
       has its own ``alpha_0 + min(shrinkage / 2, M_t / max(min(d, n_t) - m,
       1))``: its half shrinkage bounds what the worst direction missed, the
       spread what a mean one did, and on wide data the first is several times

@@ -161,9 +161,10 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
 
     The papers' ridge is ``alpha_t = alpha + alpha0 (+ RFD's shift)``. With
     ``adaptive`` it is ``alpha0 + alpha sum |g_hat|^2 / d`` plus the missed
-    curvature: FD's ``sum |g_hat|^2 - |B|_F^2``, and for Oja, RP and no sketch
-    the sum over steps of ``|g_hat|^2 - g_hat^T S^T (alpha_{t-1} I + S S^T)^{-1}
-    S g_hat`` (the sketch before the step), divided by ``max(min(d, t) - m,
+    curvature: the sum over steps of FD's ``|g_hat|^2 - g_hat^T P g_hat`` (``P``
+    the projection onto the span of its rows) and for Oja, RP and no sketch
+    of ``|g_hat|^2 - g_hat^T S^T (alpha_{t-1} I + S S^T)^{-1} S g_hat`` (the
+    sketch before the step), divided by ``max(min(d, t) - m,
     1)``, or for RFD its shift when that is smaller; the exact sketch's ridge is
     fixed by the first gradient ``c x``, ``alpha c^2`` (standardized) or ``alpha
     c^2 |x|^2 / d``; over Oja's sketch (``oja_floor``) the ridge is
@@ -250,6 +251,9 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
             if sketch.kind == "exact" and exact_ridge is None:
                 # a prior worth alpha examples: standardized features have mean square 1
                 exact_ridge = alpha * (mass / (x @ x) if standardize else mass / D)
+            if sketch.kind == "fd":  # what lies outside the span of the rows
+                missed += max(mass - ghat @ gram @ np.linalg.pinv(gram, hermitian=True) @ ghat,
+                              0.0)
             if sketch.kind in ("none", "oja", "rp"):
                 captured = 0.0
                 if ridge > 0:
@@ -260,8 +264,6 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
         ghats.append(ghat.copy())
         sketch.add(ghat)
         gram, shift = sketch.gram(D)
-        if adaptive and sketch.kind == "fd":
-            missed = max(total - np.trace(gram), 0.0)
         if adaptive and n_sketched == 0:
             slope = 0.0  # no curvature seen yet
         u = w
