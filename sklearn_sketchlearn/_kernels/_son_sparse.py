@@ -25,7 +25,13 @@ import numpy as np
 from ._blas import SINGLE_THREAD_WORK, axpy, dot, matmul, matvec, rows_product_into
 from ._jit import jit
 from ._sketch_updates import FREQUENT_DIRECTIONS, OJA, oja_needs_refresh, shrink_coefficients
-from ._units import feature_units, move_curvature_totals, move_gram, set_units
+from ._units import (
+    feature_units,
+    move_curvature_totals,
+    move_gram,
+    set_units,
+    young_unit_grew,
+)
 
 # Entries of the ``form`` array of SON's state.
 SCALING = 0  # the feature scaling in use, fixed by the first chunk (code + 1; 0: not yet)
@@ -549,7 +555,8 @@ def move_column_units(j, f, kind, columns, weights, sketch_weights, scale, float
             slot_to_buffer(column, factor, top, n_rows, moved)
             move_gram(gram, n_rows, moved, (f - 1.0) * moved)
         column *= f
-    weights[j] = weight / f - dot(column, sketch_weights)
+    weights[j] = (weight * f if young_unit_grew(j, f, scale) else weight / f) - dot(
+        column, sketch_weights)
 
 
 @jit

@@ -146,7 +146,10 @@ class SketchedOnlineNewton(BaseUpdateRule):
         the running root mean square of the feature's non-zero values, its
         magnitude where it occurs (``StandardScaler(with_mean=False)`` on a
         feature without zeros; a rare feature is not blown up by its zeros;
-        its units are revisited only where it is non-zero); ``'adagrad'``
+        its units are revisited only where it is non-zero, and while they rest
+        on at most ten non-zeros a unit that grows by ``1 / f`` takes the
+        weight to ``f u_j``, NG's correction of steps ``1 / f^2`` times too
+        large, in place of keeping the function learned); ``'adagrad'``
         feeds ``D_t^{-1/2} x_t``, with ``D_t`` the diagonal of ``0.1 I +
         sum_{s<t} g_s g_s^T`` (SON, Section 5.2); None feeds ``x_t``. Centering
         would make every sparse row dense, so a model started on sparse data

@@ -173,8 +173,10 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
     (zeros by default).
     ``standardize`` (True, or ``"scale"``: without centering, revisited on
     non-zeros) feeds :class:`RunningUnits`' units; at each move the weights
-    become ``T^{-T} u``, every curvature vector ``T g`` (the sketch with them),
-    the curvature seen their sum and the missed curvature keeps its share.
+    become ``T^{-T} u`` (but where a unit not centred from at most 10 non-zeros
+    grew, ``f < 1``, ``f u_j``: NG's correction), every curvature vector ``T g``
+    (the sketch with them), the curvature seen their sum and the missed
+    curvature keeps its share.
 
     Returns the final weights (intercept last) and the progressive predictions.
     """
@@ -216,7 +218,10 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
             bias = D - 1 if fit_intercept else 0
             for j, f, c in moves:
                 c = c if fit_intercept else 0.0
-                u[j] /= f
+                # the function learned is kept, but where a unit not centred from
+                # at most 10 non-zeros grew: its steps were 1 / f^2 too large (NG)
+                young = not units.center_on and f < 1 and units.nonzeros[j] <= 10
+                u[j] = u[j] * f if young else u[j] / f
                 u[bias] -= c * u[j] if fit_intercept else 0.0
                 for g in ghats:
                     g[j] = f * g[j] + c * g[bias]
