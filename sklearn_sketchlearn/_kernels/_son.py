@@ -250,9 +250,9 @@ def standardize_example(x, raw, scale, floats, weights, scaling, center, rows, n
     f x_j + c x_b`` (``x_b = 1`` the intercept), and the learner's state moves
     with it: the weights so that ``u^T x`` is unchanged (``u_j / f``, ``u_b -
     c u'_j``; but ``f u_j`` where a young unit not centred grew, see
-    ``young_unit_grew``),
-    the sketch's columns as the gradients' (``S T^T``, its Gram matrix in
-    O(m^2)), and for the exact sketch the curvature ``A - ridge I``,
+    ``young_unit_grew``), the sketch's columns as the gradients' (``S T^T``,
+    its Gram matrix in O(m^2)), and for the exact sketch the curvature ``A -
+    ridge I``,
     written as a full matrix into ``curvature`` (``T (A - ridge I) T^T``; the
     ridge stays isotropic) for the caller to refactor. The curvature seen,
     ``floats[1]``, moves exactly with the diagonal of ``sum g_hat g_hat^T`` and
@@ -291,7 +291,7 @@ def standardize_example(x, raw, scale, floats, weights, scaling, center, rows, n
 
 
 @jit
-def fd_held_fraction(gram, n_rows, projected, span, solved):
+def fd_held_mass(gram, n_rows, projected, span, solved):
     """``x^T P x`` for ``P`` the projection onto the span of the FD rows, given
     ``projected = rows x`` and ``gram = rows rows^T``: ``p^T G^+ p`` through a
     Cholesky factor of ``G`` (into ``span``) that skips a row the rows before it
@@ -628,8 +628,8 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
                 count_curvature(scale, c, x, cols, vals, nnz, False,
                                 fit_intercept and scaling == 2)
             if kind == FREQUENT_DIRECTIONS:
-                held = fd_held_fraction(gram, n_rows, projected, span,
-                                        span_solved) if n_rows else 0.0
+                held = fd_held_mass(gram, n_rows, projected, span,
+                                    span_solved) if n_rows else 0.0
                 floats[2] += max(mass - c * c * held, 0.0)
             else:
                 floats[2] += max(mass + c * c * correction, 0.0)
