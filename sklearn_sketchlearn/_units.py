@@ -76,13 +76,17 @@ def is_sparse_data(X):
 class UnitsChange(NamedTuple):
     """A move of units: ``x'_j = a_j x_j + b_j x_b`` for the features
     ``features`` (the others keep theirs) and targets times ``r``; the
-    intercept ``x_b`` is coordinate ``n_features``."""
+    intercept ``x_b`` is coordinate ``n_features``. ``young`` marks the
+    features whose move grew a young unit, whose weights shrink instead of
+    keeping the function
+    (:func:`~sklearn_sketchlearn._kernels._units.young_unit_grew`)."""
 
     features: np.ndarray
     a: np.ndarray
     b: np.ndarray
     r: float
     n_features: int
+    young: np.ndarray
 
     @property
     def moves(self):
@@ -93,14 +97,16 @@ def new_units(n_features, center):
     """Statistics of no example yet, and units that feed every feature as 0.
 
     A centred stream keeps each feature's mean and sum of squared deviations;
-    one that is not keeps its sum of squares and the weight of the rows where
-    it is non-zero, which a CSR chunk changes only at its own features.
+    one that is not keeps its sum of squares, and the weight and number of
+    the rows where it is non-zero, which a CSR chunk changes only at its own
+    features.
     """
     if center:
         statistics = {"mean": np.zeros(n_features),
                       "squared_deviations": np.zeros(n_features)}  # sum of (x - mean)^2
     else:
-        statistics = {"squares": np.zeros(n_features), "nonzero_weight": np.zeros(n_features)}
+        statistics = {"squares": np.zeros(n_features), "nonzero_weight": np.zeros(n_features),
+                      "nonzeros": np.zeros(n_features)}
     return {
         "center_features": bool(center),
         "count": 0.0,
@@ -177,10 +183,11 @@ def observe(units, X, y=None, sample_weight=None):
         units["squared_deviations"] += deviations + delta * delta * (count * n / (count + n))
     elif sp.issparse(X):
         finite = observe_nonzeros(X.indptr, X.indices, X.data, weights, units["squares"],
-                                  units["nonzero_weight"])
+                                  units["nonzero_weight"], units["nonzeros"])
     else:
         units["squares"] += (X * X).T @ weights
         units["nonzero_weight"] += (X != 0.0).T @ weights
+        units["nonzeros"] += np.count_nonzero(X, axis=0)
     units["count"] += n
     if y is not None:
         units["target_squares"] += float(weights @ (y * y))
@@ -205,13 +212,15 @@ def move(units, features):
     """
     n_features = units["scale"].shape[0]
     if units["count"] == 0.0:
-        return UnitsChange(features[:0], np.ones(0), np.zeros(0), 1.0, n_features)
+        return UnitsChange(features[:0], np.ones(0), np.zeros(0), 1.0, n_features,
+                           np.zeros(0, dtype=bool))
     if not units["center_features"]:  # one compiled pass over the features
         moved, a = np.empty(features.size, dtype=np.intp), np.empty(features.size)
+        young = np.empty(features.size, dtype=bool)
         n_moved = move_nonzero_units(features, units["squares"], units["nonzero_weight"],
-                                     units["scale"], moved, a)
+                                     units["nonzeros"], units["scale"], moved, a, young)
         return UnitsChange(moved[:n_moved], a[:n_moved], np.zeros(n_moved),
-                           _move_target_scale(units), n_features)
+                           _move_target_scale(units), n_features, young[:n_moved])
     mean = units["mean"][features]
     variance = units["squared_deviations"][features] / units["count"]
     # a constant feature's variance is rounding noise: it has not varied yet
@@ -229,7 +238,8 @@ def move(units, features):
     seen = old_scale[moved] > 0.0
     a = old_scale[moved][seen] / new_scale[seen]
     b = (old_center[moved][seen] - new_center[seen]) / new_scale[seen]
-    return UnitsChange(features[moved][seen], a, b, _move_target_scale(units), n_features)
+    return UnitsChange(features[moved][seen], a, b, _move_target_scale(units), n_features,
+                       np.zeros(a.shape[0], dtype=bool))
 
 
 def _move_target_scale(units):
@@ -276,13 +286,16 @@ def original_coef(coef, units, fit_intercept):
 
 def map_weights(weights, change):
     """Weights ``u'`` with ``u'^T x' = r u^T x`` for ``x' = M x`` of a
-    :class:`UnitsChange` (in place).
+    :class:`UnitsChange` (in place), but at a young unit that grew.
 
     ``u'_j = r u_j / a_j`` and, with an intercept (the last weight), ``u'_b =
-    r (u_b - sum_j u_j b_j / a_j)``; ``weights`` is ``(..., n_weights)``.
+    r (u_b - sum_j u_j b_j / a_j)``; ``weights`` is ``(..., n_weights)``. A
+    young unit's weight shrinks instead, ``u'_j = r a_j u_j`` (such units are
+    not centred, ``b_j = 0``): NG's correction of the steps taken in a unit
+    that was too small (:func:`~sklearn_sketchlearn._kernels._units.young_unit_grew`).
     """
     features, bias = change.features, change.n_features
-    weights[..., features] /= change.a
+    weights[..., features] *= np.where(change.young, change.a, 1.0 / change.a)
     if weights.shape[-1] > bias:
         weights[..., bias] -= weights[..., features] @ change.b
     if change.r != 1.0:

@@ -144,8 +144,9 @@ def test_move_of_a_stream_not_centred_against_its_formulas():
     weight = rng.uniform(1.0, 5.0, d) * (rng.random(d) < 0.9)
     scale = np.sqrt(squares / np.where(weight > 0, weight, 1.0)) * rng.choice(
         [0.0, 1.0, 1.2, 0.7, 3.0], d)
+    nonzeros = rng.integers(1, 2 * ENTRY_EXAMPLES, d) * (weight > 0)
     units.update(count=50.0, squares=squares.copy(), nonzero_weight=weight.copy(),
-                 scale=scale.copy())
+                 nonzeros=nonzeros.astype(float), scale=scale.copy())
     features = np.sort(rng.choice(d, 300, replace=False))
     change = _units.move(units, features)
 
@@ -158,6 +159,10 @@ def test_move_of_a_stream_not_centred_against_its_formulas():
     np.testing.assert_array_equal(units["scale"], expected_scale)
     listed = np.flatnonzero(moves & (scale > 0))
     np.testing.assert_array_equal(change.features, listed)
+    # a unit that grew and rests on at most ENTRY_EXAMPLES non-zeros is young
+    grew = scale[listed] < expected_scale[listed]
+    np.testing.assert_array_equal(change.young, grew & (nonzeros[listed] <= ENTRY_EXAMPLES))
+    assert 0 < change.young.sum() < grew.sum()  # both cases came up
     np.testing.assert_array_equal(change.a, scale[listed] / np.sqrt(variance[listed]))
     np.testing.assert_array_equal(change.b, 0.0)
     assert change.r == 1.0 and not units["center"].any()
@@ -166,7 +171,8 @@ def test_move_of_a_stream_not_centred_against_its_formulas():
 
 def every_feature(a, b, r):
     """The :class:`UnitsChange` that moves every feature."""
-    return _units.UnitsChange(np.arange(a.shape[0]), a, b, r, a.shape[0])
+    return _units.UnitsChange(np.arange(a.shape[0]), a, b, r, a.shape[0],
+                              np.zeros(a.shape[0], dtype=bool))
 
 
 def test_maps_against_the_explicit_matrix():
@@ -177,7 +183,8 @@ def test_maps_against_the_explicit_matrix():
     u, x = rng.standard_normal(6), np.r_[rng.standard_normal(5), 1.0]
     G = rng.standard_normal((6, 6))
     G = G @ G.T
-    moved = [_units.UnitsChange(np.array([1, 2, 4]), a[[1, 2, 4]], b[[1, 2, 4]], r, 5),
+    moved = [_units.UnitsChange(np.array([1, 2, 4]), a[[1, 2, 4]], b[[1, 2, 4]], r, 5,
+                                np.zeros(3, dtype=bool)),
              every_feature(a, b, r)]
     for change in moved:
         moved_u, moved_v, moved_G = u.copy(), u.copy(), G.copy()
@@ -188,6 +195,20 @@ def test_maps_against_the_explicit_matrix():
         np.testing.assert_allclose(moved_u, r * np.linalg.solve(M.T, u), rtol=1e-12)
         np.testing.assert_allclose(moved_v, r * M @ u, rtol=1e-12)
         np.testing.assert_allclose(moved_G, r * r * M @ G @ M.T, rtol=1e-12)
+
+
+def test_a_young_unit_that_grew_shrinks_its_weight():
+    # NG's correction at the young units (without centring, b = 0): u'_j = r a_j
+    # u_j, the steps taken in the smaller unit undone; elsewhere the function
+    # is kept, u'_j = r u_j / a_j, and the intercept's weight only scales
+    rng = np.random.default_rng(2)
+    a, u, r = rng.uniform(0.1, 0.9, 5), rng.standard_normal(6), 3.0
+    young = np.array([True, False, True, False, False])
+    moved_u = u.copy()
+    _units.map_weights(moved_u, _units.UnitsChange(np.arange(5), a, np.zeros(5), r, 5, young))
+    np.testing.assert_allclose(moved_u[:5], r * np.where(young, a * u[:5], u[:5] / a),
+                               rtol=1e-12)
+    assert moved_u[5] == pytest.approx(r * u[5], rel=1e-12)
 
 
 def sketched_curvature(sketch):
@@ -356,3 +377,22 @@ def test_son_learns_sparse_features_like_ridge():
     reference = Ridge().fit(X[:2000], y[:2000]).score(X[2000:], y[2000:])
     model = SketchedOnlineRegressor(random_state=0).fit(X[:2000], y[:2000])
     assert model.score(X[2000:], y[2000:]) > reference - 0.1
+
+
+@pytest.mark.parametrize(("rule", "sketch"), [("adagrad", None), ("ada_fd", "fast_fd")])
+def test_chunks_of_sparse_features_learn_what_one_call_learns(rule, sketch):
+    # the rules that learn in the estimator's running units, on the data above:
+    # one call takes each feature's units from all its values; 100-row chunks
+    # take them from a value or two first, and kept the steps taken in units
+    # far too small (R^2 -28 for AdaGrad, -0.03 for ADA-FD, against 0.78 and
+    # 0.27 in one call) until a young unit's growth shrank its weight
+    rng = np.random.default_rng(0)
+    X = sp.random(3000, 600, density=0.015, format="csr", random_state=0,
+                  data_rvs=rng.standard_normal)
+    y = X @ rng.standard_normal(600) + 0.5 * rng.standard_normal(3000)
+    one_call = SketchedOnlineRegressor(rule, sketch=sketch, random_state=0)
+    chunks = SketchedOnlineRegressor(rule, sketch=sketch, random_state=0)
+    one_call.partial_fit(X[:2000], y[:2000])
+    for begin in range(0, 2000, 100):
+        chunks.partial_fit(X[begin : begin + 100], y[begin : begin + 100])
+    assert chunks.score(X[2000:], y[2000:]) > one_call.score(X[2000:], y[2000:]) - 0.05

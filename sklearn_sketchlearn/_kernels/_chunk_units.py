@@ -6,7 +6,7 @@ they touch the chunk's own columns only, in the arrays of every feature."""
 import numpy as np
 
 from ._jit import jit
-from ._units import left_unit
+from ._units import left_unit, young_unit_grew
 
 
 @jit(strict=True)  # the deviations are sums of squares of differences: keep them exact
@@ -38,12 +38,13 @@ def standardized_rows(X, order, center, inverse_scale, out):
 
 
 @jit(strict=True)  # running sums, added in the order of the entries
-def observe_nonzeros(indptr, indices, data, weights, squares, nonzero_weight):
-    """Add a CSR chunk's weighted squares and non-zero weights (one entry per
-    column a row: canonical format) to the statistics of a stream that is not
-    centred, at the chunk's own columns: ``squares[j] += sum_i w_i x_ij^2``,
-    ``nonzero_weight[j] += sum_i w_i [x_ij != 0]``. Returns whether every sum
-    it changed is still finite (an overflow is the caller's error to raise)."""
+def observe_nonzeros(indptr, indices, data, weights, squares, nonzero_weight, nonzeros):
+    """Add a CSR chunk's weighted squares, non-zero weights and non-zeros (one
+    entry per column a row: canonical format) to the statistics of a stream
+    that is not centred, at the chunk's own columns: ``squares[j] += sum_i w_i
+    x_ij^2``, ``nonzero_weight[j] += sum_i w_i [x_ij != 0]``, ``nonzeros[j] +=
+    sum_i [x_ij != 0]``. Returns whether every sum it changed is still finite
+    (an overflow is the caller's error to raise)."""
     finite = True
     for i in range(indptr.shape[0] - 1):
         for position in range(indptr[i], indptr[i + 1]):
@@ -51,17 +52,19 @@ def observe_nonzeros(indptr, indices, data, weights, squares, nonzero_weight):
             squares[j] += weights[i] * value * value
             if value != 0.0:
                 nonzero_weight[j] += weights[i]
+                nonzeros[j] += 1.0
             finite = finite and np.isfinite(squares[j]) and np.isfinite(nonzero_weight[j])
     return finite
 
 
 @jit(strict=True)
-def move_nonzero_units(features, squares, nonzero_weight, scale, moved, ratios):
+def move_nonzero_units(features, squares, nonzero_weight, nonzeros, scale, moved, ratios, young):
     """Move the units of ``features`` (sorted) of a stream that is not centred,
     in place: a feature whose mean square over its non-zeros has left
-    ``scale^2`` (:func:`left_unit`) takes its root. Writes
-    the features that moved from a scale already in use, and their ``old /
-    new`` scale, into ``moved`` and ``ratios``; returns their number."""
+    ``scale^2`` (:func:`left_unit`) takes its root. Writes the features that
+    moved from a scale already in use, their ``old / new`` scale and whether
+    the move grew a young unit (:func:`young_unit_grew`) into ``moved``,
+    ``ratios`` and ``young``; returns their number."""
     n_moved = 0
     for k in range(features.shape[0]):
         j = features[k]
@@ -73,6 +76,7 @@ def move_nonzero_units(features, squares, nonzero_weight, scale, moved, ratios):
             if scale[j] > 0.0:
                 moved[n_moved] = j
                 ratios[n_moved] = scale[j] / new_scale
+                young[n_moved] = young_unit_grew(ratios[n_moved], nonzeros[j])
                 n_moved += 1
             scale[j] = new_scale
     return n_moved

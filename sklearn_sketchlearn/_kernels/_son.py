@@ -333,7 +333,7 @@ def move_units(j, f, c, bias, center, weights, scale, floats, rows, n_rows, gram
     :func:`standardize_example`). ``curvature_ready`` says whether ``curvature``
     already holds the exact sketch's moved ``A - ridge I`` for this example;
     returns it after this move (True once the exact sketch has started)."""
-    young = not center and young_unit_grew(j, f, scale)
+    young = not center and young_unit_grew(f, scale[7, j])
     weights[j] = weights[j] * f if young else weights[j] / f
     if center:
         weights[bias] -= c * weights[j]

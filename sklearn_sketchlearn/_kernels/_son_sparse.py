@@ -555,7 +555,7 @@ def move_column_units(j, f, kind, columns, weights, sketch_weights, scale, float
             slot_to_buffer(column, factor, top, n_rows, moved)
             move_gram(gram, n_rows, moved, (f - 1.0) * moved)
         column *= f
-    weights[j] = (weight * f if young_unit_grew(j, f, scale) else weight / f) - dot(
+    weights[j] = (weight * f if young_unit_grew(f, scale[7, j]) else weight / f) - dot(
         column, sketch_weights)
 
 

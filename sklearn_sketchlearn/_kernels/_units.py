@@ -102,18 +102,18 @@ def set_units(j, spread, mean, scale):
 
 
 @jit
-def young_unit_grew(j, f, scale):
+def young_unit_grew(f, nonzeros):
     """Whether a move ``x'_j = f x_j`` of units without centring grows a unit
-    that rests on at most ``ENTRY_EXAMPLES`` non-zeros (``f < 1``). The
-    weight then shrinks to ``f u_j`` instead of keeping the function (``u_j /
-    f``): the steps taken in the smaller unit were ``1 / f^2`` times too
+    that rests on ``nonzeros <= ENTRY_EXAMPLES`` non-zero values (``f < 1``).
+    The weight then shrinks to ``f u_j`` instead of keeping the function (``u_j
+    / f``): the steps taken in the smaller unit were ``1 / f^2`` times too
     large, the correction of NG (Ross, Mineiro & Langford, 2013). Such a unit
     starts from the feature's first non-zero value and can be far too small
     (the ratio of two Gaussian values is Cauchy); keeping the function would
     keep those steps. (Centred units enter after ``ENTRY_EXAMPLES`` examples
     and keep the function at every move: a count of non-zeros is not free of
     a shift, and a user's scaler must change no prediction.)"""
-    return f < 1.0 and scale[7, j] <= ENTRY_EXAMPLES
+    return f < 1.0 and nonzeros <= ENTRY_EXAMPLES
 
 
 @jit
