@@ -14,12 +14,27 @@ from ._jit import jit
 
 
 @jit
-def cholesky_factor(matrix, n, factor):
-    """``factor[:n, :n] = L`` with ``L L^T = matrix[:n, :n]`` (lower triangle)."""
+def cholesky_factor(matrix, n, factor, dependent=0.0):
+    """``factor[:n, :n] = L`` with ``L L^T = matrix[:n, :n]`` (lower triangle).
+
+    With ``dependent > 0`` the matrix may be semidefinite (a Gram matrix): a
+    row whose pivot is at most ``dependent`` times the largest diagonal entry
+    is spanned by the rows before it and is left out, its row and column of
+    ``L`` zero, so that ``L`` factors the Gram matrix of the other rows.
+    """
+    largest = 0.0
+    if dependent > 0.0:
+        for j in range(n):
+            largest = max(largest, matrix[j, j])
     for j in range(n):
         total = matrix[j, j]
         for k in range(j):
             total -= factor[j, k] * factor[j, k]
+        if dependent > 0.0 and total <= dependent * largest:
+            for i in range(n):
+                factor[i, j] = 0.0
+                factor[j, i] = 0.0
+            continue
         factor[j, j] = np.sqrt(total)
         for i in range(j + 1, n):
             total = matrix[i, j]

@@ -293,31 +293,17 @@ def standardize_example(x, raw, scale, floats, weights, scaling, center, rows, n
 @jit
 def fd_held_mass(gram, n_rows, projected, span, solved):
     """``x^T P x`` for ``P`` the projection onto the span of the FD rows, given
-    ``projected = rows x`` and ``gram = rows rows^T``: ``p^T G^+ p`` through a
-    Cholesky factor of ``G`` (into ``span``) that skips a row the rows before it
-    span (its pivot at most ``1e-12`` of the largest diagonal entry). What a
-    curvature vector has outside the span is what FD misses of it."""
-    largest = 0.0
-    for j in range(n_rows):
-        largest = max(largest, gram[j, j])
+    ``projected = rows x`` and ``gram = rows rows^T``: ``|L^{-1} p|^2`` for
+    ``L`` the Cholesky factor (into ``span``) of the Gram matrix of the rows
+    not spanned by the rows before them (a pivot at most ``1e-12`` of the
+    largest diagonal entry). What a curvature vector has outside the span is
+    what FD misses of it."""
+    cholesky_factor(gram, n_rows, span, 1e-12)
     held = 0.0
     for j in range(n_rows):
-        pivot = gram[j, j]
-        for k in range(j):
-            pivot -= span[j, k] * span[j, k]
         solved[j] = 0.0
-        if pivot <= 1e-12 * largest:
-            for k in range(j):
-                span[j, k] = 0.0
-            for i in range(j, n_rows):
-                span[i, j] = 0.0
-            continue
-        span[j, j] = np.sqrt(pivot)
-        for i in range(j + 1, n_rows):
-            value = gram[i, j]
-            for k in range(j):
-                value -= span[i, k] * span[j, k]
-            span[i, j] = value / span[j, j]
+        if span[j, j] == 0.0:
+            continue  # a row left out
         value = projected[j]
         for k in range(j):
             value -= span[j, k] * solved[k]

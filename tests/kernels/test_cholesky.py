@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from sklearn_sketchlearn._kernels._cholesky import cholesky_factor, cholesky_solve
+from sklearn_sketchlearn._kernels._son import fd_held_mass
 
 
 @pytest.mark.parametrize("n", [1, 2, 16, 200])
@@ -25,3 +26,28 @@ def test_solve_matches_numpy_on_the_leading_block(n):
     in_place = rhs.copy()
     cholesky_solve(factor, n, in_place, in_place)  # out may alias rhs
     np.testing.assert_array_equal(in_place[:n], out[:n])
+
+
+def test_a_gram_factor_leaves_out_the_rows_spanned_before_them():
+    # FD's rows can be dependent (a shrink zeroes one, a stream spans fewer
+    # directions than rows): the factor is that of the other rows' Gram matrix,
+    # and the mass FD holds of x is x^T P x, P the projection onto the rows' span
+    rng = np.random.default_rng(3)
+    rows = rng.standard_normal((6, 10))
+    rows[2] = rows[0] - 2.0 * rows[1]
+    rows[4] = 0.0
+    gram = rows @ rows.T
+    factor = np.full((8, 8), np.nan)
+    cholesky_factor(gram, 6, factor, 1e-12)
+    kept = [0, 1, 3, 5]
+    left_out = np.zeros((6, 6), dtype=bool)
+    left_out[[2, 4], :] = left_out[:, [2, 4]] = True
+    np.testing.assert_array_equal(factor[:6, :6][left_out], 0.0)
+    L = factor[np.ix_(kept, kept)]
+    np.testing.assert_allclose(L @ L.T, gram[np.ix_(kept, kept)], rtol=1e-12)
+
+    x = rng.standard_normal(10)
+    projection = np.linalg.pinv(rows) @ rows
+    held = fd_held_mass(gram, 6, rows @ x, np.empty((6, 6)), np.empty(6))
+    assert held == pytest.approx(x @ projection @ x, rel=1e-10)
+    assert held < x @ x  # x has a part outside a span of 4 of 10 directions
