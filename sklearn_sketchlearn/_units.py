@@ -24,7 +24,9 @@ s'_j``), and the targets are multiplied by ``r = s_y / s'_y``. The learner's
 state moves with the map (:meth:`BaseUpdateRule._move_units`) so that the
 function it has learned is unchanged: weights by :func:`map_weights`, vectors
 that transform like ``x`` (gradients, sums of them, sketch rows) by
-:func:`map_vectors`.
+:func:`map_vectors`. The exception is a unit without centring that grows while
+it rests on few non-zeros: its weight shrinks, NG's correction of the steps
+taken in a unit that was too small (:func:`map_weights`).
 
 The statistics and units are updated in place, and a CSR chunk of a stream
 that is not centred is observed and moved at its own features only, so that
