@@ -13,7 +13,7 @@ from sklearn.linear_model import Ridge
 from sklearn.preprocessing import StandardScaler
 
 from sklearn_sketchlearn import SketchedOnlineClassifier, SketchedOnlineRegressor, _units
-from sklearn_sketchlearn._kernels._units import ENTRY_EXAMPLES, RESCALE_TOLERANCE
+from sklearn_sketchlearn._kernels._units import ENTRY_EXAMPLES, RESCALE_TOLERANCE, feature_units
 from sklearn_sketchlearn.datasets import make_ill_conditioned_classification
 from sklearn_sketchlearn.sketches import (
     ExactSketch,
@@ -364,16 +364,39 @@ def test_csr_of_dense_data_is_centred(problem):
     np.testing.assert_allclose(models[0].coef_, models[1].coef_, rtol=1e-9, atol=1e-12)
 
 
-def test_son_learns_sparse_features_like_ridge():
+def test_centred_units_count_the_values_that_stood_out():
+    # what a centred unit rests on: the values whose squared deviation from the
+    # mean of those before exceeds a quarter of their variance; on data of
+    # mostly zeros about its non-zeros, whatever the feature's offset and units
+    rng = np.random.default_rng(5)
+    column = np.where(rng.random(400) < 0.05, rng.standard_normal(400), 0.0)
+    column[0] = 0.0
+    expected = sum((column[i] - column[:i].mean()) ** 2 > column[:i].var() / 4
+                   for i in range(1, column.size))
+    for factor, offset in [(1.0, 0.0), (3.0, 7.5), (1e-3, -2.0)]:
+        scale = np.zeros((8, 1))
+        for n, value in enumerate(factor * column + offset, start=1):
+            if value == 0.0 and scale[7, 0] == 0.0:
+                continue  # standardize_example's: the zeros before a first non-zero
+            feature_units(0, value, 1.0 / n, True, scale)
+        assert scale[7, 0] - 1 == expected, (factor, offset)
+    assert 0.5 < expected / np.count_nonzero(column) < 2.0  # about the non-zeros
+
+
+@pytest.mark.parametrize("dense", [False, True])
+def test_son_learns_sparse_features_like_ridge(dense):
     # Gaussian values in 1.5% of the entries: a feature's first unit without
     # centring is its first non-zero, and the second can be many times larger
     # (their ratio is Cauchy). Keeping the function learned in a unit far too
     # small kept its steps, 1 / f^2 times too large: R^2 -0.39 where Ridge
-    # reaches 0.96
+    # reaches 0.96. The same rows dense are centred, and a feature entered with
+    # a spread resting on its one non-zero among many zeros: R^2 -19
     rng = np.random.default_rng(0)
     X = sp.random(3000, 600, density=0.015, format="csr", random_state=0,
                   data_rvs=rng.standard_normal)
     y = X @ rng.standard_normal(600) + 0.5 * rng.standard_normal(3000)
+    if dense:
+        X = X.toarray()
     reference = Ridge().fit(X[:2000], y[:2000]).score(X[2000:], y[2000:])
     model = SketchedOnlineRegressor(random_state=0).fit(X[:2000], y[:2000])
     assert model.score(X[2000:], y[2000:]) > reference - 0.1

@@ -249,8 +249,8 @@ def standardize_example(x, raw, scale, floats, weights, scaling, center, rows, n
     A move of a feature's units is an affine map of the coordinates, ``x'_j =
     f x_j + c x_b`` (``x_b = 1`` the intercept), and the learner's state moves
     with it: the weights so that ``u^T x`` is unchanged (``u_j / f``, ``u_b -
-    c u'_j``; but ``f u_j`` where a young unit not centred grew, see
-    ``young_unit_grew``), the sketch's columns as the gradients' (``S T^T``,
+    c u'_j``; but ``f u_j`` where a young unit grew, see ``young_unit_grew``),
+    the sketch's columns as the gradients' (``S T^T``,
     its Gram matrix in O(m^2)), and for the exact sketch the curvature ``A -
     ridge I``,
     written as a full matrix into ``curvature`` (``T (A - ridge I) T^T``; the
@@ -319,7 +319,7 @@ def move_units(j, f, c, bias, center, weights, scale, floats, rows, n_rows, gram
     :func:`standardize_example`). ``curvature_ready`` says whether ``curvature``
     already holds the exact sketch's moved ``A - ridge I`` for this example;
     returns it after this move (True once the exact sketch has started)."""
-    young = not center and young_unit_grew(f, scale[7, j])
+    young = young_unit_grew(f, scale[7, j] - 1.0 if center else scale[7, j])
     weights[j] = weights[j] * f if young else weights[j] / f
     if center:
         weights[bias] -= c * weights[j]

@@ -21,6 +21,13 @@ RESCALE_TOLERANCE = 0.25
 # sketch, whose directions do not move with the units, 0.841, 0.889, 0.862.
 ENTRY_EXAMPLES = 10
 
+# A centred value stands out when its squared deviation from the running mean
+# is above this fraction of the running variance (half a standard deviation):
+# what a centred unit rests on, free of the feature's offset and units. On data
+# of mostly zeros (a fraction p < 1/4 non-zero) the non-zeros stand out and the
+# zeros do not; on continuous data most values do (62% of Gaussian ones).
+STOOD_OUT = 0.25
+
 # A feature whose variance is below this fraction of its mean square (a spread
 # under 1e-12 of its magnitude) has shown no spread beyond rounding. The
 # centred statistics are updated by Welford's recurrence, exact to rounding
@@ -46,7 +53,10 @@ def feature_units(j, value, inverse_n, center, scale):
     as ``1 / sqrt(p)`` times its usual magnitude, and a rare word or hashed
     feature would take steps far larger than a common one (on a hashed text
     stream, 0.32 progressive error against 0.12). ``scale[7]`` counts the
-    non-zeros.
+    non-zeros, or in centred units is one more than the values that stood out
+    (:data:`STOOD_OUT`), its non-zeros on data of mostly zeros whatever the
+    offset (a feature is first met at its first non-zero, or the stream's
+    first example).
 
     A centred feature enters (takes units, and is fed as 0 until then, which
     is its centred value while it is constant) once ``ENTRY_EXAMPLES``
@@ -54,18 +64,19 @@ def feature_units(j, value, inverse_n, center, scale):
     (``NO_SPREAD``); both rules are free of the feature's units and offset.
     """
     if center:
-        if scale[7, j] == 0.0:  # the first non-zero, after n - 1 zeros
+        if scale[7, j] == 0.0:  # the first non-zero, after n - 1 zeros (it stood out)
             scale[2, j] = value * inverse_n
             scale[1, j] = value * value * (1.0 - inverse_n)
+            scale[7, j] = 1.0 if inverse_n == 1.0 else 2.0
         else:
             delta = value - scale[2, j]
+            if delta * delta * (1.0 / inverse_n - 1.0) > STOOD_OUT * scale[1, j]:
+                scale[7, j] += 1.0
             scale[2, j] += delta * inverse_n
             scale[1, j] += delta * (value - scale[2, j])
         mean = scale[2, j]
         variance = scale[1, j] * inverse_n
         mean_square = variance + mean * mean
-        if value != 0.0:
-            scale[7, j] += 1.0
     else:
         if value != 0.0:
             scale[1, j] += value * value
@@ -102,18 +113,18 @@ def set_units(j, spread, mean, scale):
 
 
 @jit
-def young_unit_grew(f, nonzeros):
-    """Whether a move ``x'_j = f x_j`` of units without centring grows a unit
-    that rests on ``nonzeros <= ENTRY_EXAMPLES`` non-zero values (``f < 1``).
-    The weight then shrinks to ``f u_j`` instead of keeping the function (``u_j
-    / f``): the steps taken in the smaller unit were ``1 / f^2`` times too
-    large, the correction of NG (Ross, Mineiro & Langford, 2013). Such a unit
-    starts from the feature's first non-zero value and can be far too small
-    (the ratio of two Gaussian values is Cauchy); keeping the function would
-    keep those steps. (Centred units enter after ``ENTRY_EXAMPLES`` examples
-    and keep the function at every move: a count of non-zeros is not free of
-    a shift, and a user's scaler must change no prediction.)"""
-    return f < 1.0 and nonzeros <= ENTRY_EXAMPLES
+def young_unit_grew(f, values):
+    """Whether a move ``x'_j = f x_j`` grows a unit (``f < 1``) that rests on
+    ``values <= ENTRY_EXAMPLES`` values: non-zeros without centring, values
+    that stood out (:data:`STOOD_OUT`) in centred units. The weight then
+    shrinks to ``f u_j`` instead of keeping the function (``u_j / f``): the
+    steps taken in the smaller unit were ``1 / f^2`` times too large, the
+    correction of NG (Ross, Mineiro & Langford, 2013). Such a unit rests on a
+    value or two and can be far too small (the ratio of two Gaussian values is
+    Cauchy; a feature of mostly zeros that enters with one non-zero among n
+    values takes ``|v| / sqrt(n)`` for ``|v| sqrt(p)``); keeping the function
+    would keep those steps."""
+    return f < 1.0 and values <= ENTRY_EXAMPLES
 
 
 @jit

@@ -117,6 +117,9 @@ class RunningUnits:
         self.only_nonzero = only_nonzero
         self.seen = []  # every example's x: the statistics are computed from them
         self.nonzeros = np.zeros(D)
+        # centred: the values that stood out, whose squared deviation from the
+        # mean of the values before them exceeds a quarter of their variance
+        self.stood_out = np.zeros(D)
         self.scale, self.center = np.zeros(D), np.zeros(D)
         self.tolerance, self.n = tolerance, 0
 
@@ -132,6 +135,9 @@ class RunningUnits:
             elif self.nonzeros[j] == 0 or self.only_nonzero:
                 continue
             column = np.array([seen[j] for seen in self.seen])
+            before = column[:-1]
+            if before.size and (x[j] - before.mean()) ** 2 > before.var() / 4:
+                self.stood_out[j] += 1
             if self.center_on:  # over every example, two passes
                 mean = column.mean()
                 variance = np.mean((column - mean) ** 2)
@@ -173,8 +179,9 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
     (zeros by default).
     ``standardize`` (True, or ``"scale"``: without centering, revisited on
     non-zeros) feeds :class:`RunningUnits`' units; at each move the weights
-    become ``T^{-T} u`` (but where a unit not centred from at most 10 non-zeros
-    grew, ``f < 1``, ``f u_j``: NG's correction), every curvature vector ``T g``
+    become ``T^{-T} u`` (but where a unit resting on at most 10 values grew,
+    ``f < 1``, ``f u_j``: NG's correction; the values are the non-zeros, or in
+    centred units those that stood out), every curvature vector ``T g``
     (the sketch with them), the curvature seen their sum and the missed
     curvature keeps its share.
 
@@ -218,9 +225,11 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
             bias = D - 1 if fit_intercept else 0
             for j, f, c in moves:
                 c = c if fit_intercept else 0.0
-                # the function learned is kept, but where a unit not centred from
-                # at most 10 non-zeros grew: its steps were 1 / f^2 too large (NG)
-                young = not units.center_on and f < 1 and units.nonzeros[j] <= 10
+                # the function learned is kept, but where a unit resting on at
+                # most 10 values (non-zeros; centred: values that stood out) grew:
+                # its steps were 1 / f^2 too large (NG)
+                values = units.stood_out[j] if units.center_on else units.nonzeros[j]
+                young = f < 1 and values <= 10
                 u[j] = u[j] * f if young else u[j] / f
                 u[bias] -= c * u[j] if fit_intercept else 0.0
                 for g in ghats:
