@@ -250,10 +250,9 @@ def standardize_example(x, raw, scale, floats, weights, scaling, center, rows, n
     f x_j + c x_b`` (``x_b = 1`` the intercept), and the learner's state moves
     with it: the weights so that ``u^T x`` is unchanged (``u_j / f``, ``u_b -
     c u'_j``; but ``f u_j`` where a young unit grew, see ``young_unit_grew``),
-    the sketch's columns as the gradients' (``S T^T``,
-    its Gram matrix in O(m^2)), and for the exact sketch the curvature ``A -
-    ridge I``,
-    written as a full matrix into ``curvature`` (``T (A - ridge I) T^T``; the
+    the sketch's columns as the gradients' (``S T^T``, its Gram matrix in
+    O(m^2)), and for the exact sketch the curvature ``A - ridge I``, written
+    as a full matrix into ``curvature`` (``T (A - ridge I) T^T``; the
     ridge stays isotropic) for the caller to refactor. The curvature seen,
     ``floats[1]``, moves exactly with the diagonal of ``sum g_hat g_hat^T`` and
     its column at the intercept (``scale[4]``, ``scale[5]``); the missed mass

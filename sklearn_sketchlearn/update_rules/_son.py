@@ -60,9 +60,12 @@ class SketchedOnlineNewton(BaseUpdateRule):
     * ``feature_scaling='standardize'``: each feature is fed as ``(x_j -
       mean_j) / std_j`` by its running mean and standard deviation (the weights
       and the sketch move with every change of units, so the function learned
-      is unchanged); rescaling or shifting a feature changes nothing. A
-      feature enters once ten examples have been seen and it has varied
-      (before, it is fed as 0, its centred value while constant).
+      is unchanged, but where a unit resting on at most ten values that stood
+      out, half a standard deviation from the running mean, grows by ``1 /
+      f``: the weight then becomes ``f u_j``, NG's correction of steps ``1 /
+      f^2`` times too large); rescaling or shifting a feature changes
+      nothing. A feature enters once ten examples have been seen and it has
+      varied (before, it is fed as 0, its centred value while constant).
     * ``curvature='auto'``: the loss's own curvature, ``g_hat = sqrt(s l''(p))
       x`` (Gauss-Newton; with the squared loss and the exact sketch this is
       recursive least squares, whose steps scale with ``y``) for the squared,
@@ -146,10 +149,8 @@ class SketchedOnlineNewton(BaseUpdateRule):
         the running root mean square of the feature's non-zero values, its
         magnitude where it occurs (``StandardScaler(with_mean=False)`` on a
         feature without zeros; a rare feature is not blown up by its zeros;
-        its units are revisited only where it is non-zero, and while they rest
-        on at most ten non-zeros a unit that grows by ``1 / f`` takes the
-        weight to ``f u_j``, NG's correction of steps ``1 / f^2`` times too
-        large, in place of keeping the function learned); ``'adagrad'``
+        its units are revisited only where it is non-zero, and a young unit
+        is one resting on at most ten non-zeros); ``'adagrad'``
         feeds ``D_t^{-1/2} x_t``, with ``D_t`` the diagonal of ``0.1 I +
         sum_{s<t} g_s g_s^T`` (SON, Section 5.2); None feeds ``x_t``. Centering
         would make every sparse row dense, so a model started on sparse data
