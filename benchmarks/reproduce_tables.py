@@ -208,7 +208,7 @@ def online_learners():
                    feature_scaling=None),
             sketch=FrequentDirections(12, fast=True), loss="hinge")),
         "diagonal AdaGrad (log)": ([0.03, 0.1, 0.3, 1.0], lambda eta: SketchedOnlineClassifier(
-            DiagonalAdaGrad(eta0=eta, feature_scaling=None), loss="log_loss")),
+            DiagonalAdaGrad(eta0=eta, delta=1e-6, feature_scaling=None), loss="log_loss")),
         "OGD (log)": ([0.1, 0.3, 1.0, 3.0], lambda eta: SketchedOnlineClassifier(
             OnlineGradientDescent(eta0=eta, normalized=False), loss="log_loss")),
     }

@@ -139,8 +139,19 @@ class DiagonalAdaGrad(_FirstOrderRule):
     ----------
     eta0 : float, default=0.1
         The step size ``eta``. Values must be in the range `(0.0, inf)`.
-    delta : float, default=1e-6
-        The ridge ``delta``. Values must be in the range `(0.0, inf)`.
+    delta : float, default=1.0
+        The ridge ``delta``, in the units of a gradient (with
+        ``feature_scaling='standardize'``, the size of one example's gradient
+        at a feature's usual value: ADA-FD's default too). A coordinate's
+        step is ``eta0 g_j / (delta + sqrt(sum g_j^2))``: with a ``delta``
+        far below that, a coordinate whose gradients have all been tiny steps
+        by about ``eta0`` anyway, and the zeros of a centred feature that is
+        mostly zero, fed as small values, drove its weight by ``eta0`` an
+        example before its first non-zero (:math:`R^2` -34 on such data,
+        0.92 with 1). Measured on ``benchmarks/defaults.py``'s suite against
+        ``1e-6``: one-pass digits 0.907 -> 0.935, the decaying-spectrum
+        regression 0.946 -> 0.976, breast cancer 0.965 -> 0.959. Values must
+        be in the range `(0.0, inf)`.
     form : {'mirror', 'dual'}, default='mirror'
         Composite mirror descent or dual averaging.
     feature_scaling : {'standardize'} or None, default='standardize'
@@ -180,7 +191,7 @@ class DiagonalAdaGrad(_FirstOrderRule):
     }
     _running_units = True
 
-    def __init__(self, eta0=0.1, *, delta=1e-6, form="mirror", feature_scaling="standardize"):
+    def __init__(self, eta0=0.1, *, delta=1.0, form="mirror", feature_scaling="standardize"):
         self.eta0 = eta0
         self.delta = delta
         self.form = form
