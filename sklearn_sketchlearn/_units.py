@@ -24,9 +24,10 @@ s'_j``), and the targets are multiplied by ``r = s_y / s'_y``. The learner's
 state moves with the map (:meth:`BaseUpdateRule._move_units`) so that the
 function it has learned is unchanged: weights by :func:`map_weights`, vectors
 that transform like ``x`` (gradients, sums of them, sketch rows) by
-:func:`map_vectors`. The exception is a unit without centring that grows while
-it rests on few non-zeros: its weight shrinks, NG's correction of the steps
-taken in a unit that was too small (:func:`map_weights`).
+:func:`map_vectors`. The exception is a unit that grows while it rests on
+few values (non-zeros without centring; with it, values that stood out, as
+SON's centred units count them): its weight shrinks, NG's correction of the
+steps taken in a unit that was too small (:func:`map_weights`).
 
 The statistics and units are updated in place, and a CSR chunk of a stream
 that is not centred is observed and moved at its own features only, so that
@@ -45,6 +46,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._kernels._chunk_units import (
+    count_stood_out,
+    mark_young,
     move_nonzero_units,
     observe_nonzeros,
     standardized_rows,
@@ -105,7 +108,8 @@ def new_units(n_features, center):
     """
     if center:
         statistics = {"mean": np.zeros(n_features),
-                      "squared_deviations": np.zeros(n_features)}  # sum of (x - mean)^2
+                      "squared_deviations": np.zeros(n_features),  # sum of (x - mean)^2
+                      "stood_out": np.zeros(n_features)}
     else:
         statistics = {"squares": np.zeros(n_features), "nonzero_weight": np.zeros(n_features),
                       "nonzeros": np.zeros(n_features)}
@@ -172,14 +176,18 @@ def observe(units, X, y=None, sample_weight=None):
         X = X.tocsr(copy=True)
         X.sum_duplicates()
     if units["center_features"]:
+        count = units["count"]
         if sp.issparse(X):
             mean = np.asarray(X.T @ weights).ravel() / n
             squares = np.asarray(X.multiply(X).T @ weights).ravel()
             deviations = np.maximum(squares - n * mean * mean, 0.0)
+            dense = X.toarray()  # (as the centred rows fed to the rule are)
         else:
             mean, deviations = np.empty(X.shape[1]), np.empty(X.shape[1])
             weighted_moments(X, weights, mean, deviations)
-        count = units["count"]
+            dense = X
+        count_stood_out(dense, weights, units["mean"], units["squared_deviations"], count,
+                        units["stood_out"])
         delta = mean - units["mean"]
         units["mean"] += delta * (n / (count + n))
         units["squared_deviations"] += deviations + delta * delta * (count * n / (count + n))
@@ -240,8 +248,9 @@ def move(units, features):
     seen = old_scale[moved] > 0.0
     a = old_scale[moved][seen] / new_scale[seen]
     b = (old_center[moved][seen] - new_center[seen]) / new_scale[seen]
-    return UnitsChange(features[moved][seen], a, b, _move_target_scale(units), n_features,
-                       np.zeros(a.shape[0], dtype=bool))
+    young = np.empty(a.shape[0], dtype=bool)
+    mark_young(a, units["stood_out"][features[moved][seen]], young)
+    return UnitsChange(features[moved][seen], a, b, _move_target_scale(units), n_features, young)
 
 
 def _move_target_scale(units):
