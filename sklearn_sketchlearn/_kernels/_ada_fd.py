@@ -33,7 +33,12 @@ import numpy as np
 from ._blas import axpy, dot, matvec, scale_into
 from ._bordered_eigh import bordered_eigh_update
 from ._jit import jit
-from ._learner_sketch import fd_append_row, fd_shrink_and_project, sketch_append
+from ._learner_sketch import (
+    fd_append_row,
+    fd_shrink_and_project,
+    missed_per_direction,
+    sketch_append,
+)
 from ._losses import loss_derivative
 from ._lowrank import rounding_level, spectrum_weights
 from ._rows import load_example
@@ -220,8 +225,8 @@ def ada_fd_pass(kind, chunk, state, params, decisions):
         ``regularized = 2``), plus for Oja and random projections, when
         ``missed``, the curvature they missed, ``sum_s |g_s|^2 - |P_s g_s|^2``
         (``P_s`` the projection onto the sketch's rows before ``g_s``;
-        ``floats[1]``), spread over the ``min(d, t) - m`` directions that can
-        hold it.
+        ``floats[1]``), spread over the directions that can hold it
+        (:func:`missed_per_direction`).
     decisions : ndarray of shape (n_samples,)
         Filled with each example's prediction before it is learned.
 
@@ -287,7 +292,7 @@ def ada_fd_pass(kind, chunk, state, params, decisions):
             gram_eigenvectors[:] = vectors
         rho = sketch_ridge + regularized * floats[0] / 2.0
         if missed and (kind == OJA or kind == RANDOM_PROJECTION):
-            rho += floats[1] / max(min(float(n_features), float(counts[0])) - rank, 1.0)
+            rho += missed_per_direction(floats[1], n_features, float(counts[0]), rank)
 
         if dual:
             axpy(slope, x, gradient_sum)

@@ -24,6 +24,22 @@ from ._sketch_updates import (
 )
 
 
+@jit
+def missed_per_direction(missed, n_features, n_seen, n_directions):
+    """The curvature ``missed`` by a sketch of ``n_directions`` rows, spread
+    over the directions that can hold it: the ``min(d, t) - m`` that the
+    sketch does not hold (``t`` curvature vectors span at most ``t``), but at
+    least half of all ``min(d, t)``. Over Oja's and random projections'
+    sketches what a vector has off the rows is not all along directions they
+    do not hold (their rows estimate its span, and their ridge leaves part of
+    the rows' own directions out): with ``m`` close to ``d``, spreading all of
+    it over the one or two directions left made the ridge as large as all
+    the curvature missed (SON over Oja with 10 features and ``m = 10``: R^2
+    0.77 against Ridge's 0.995; 0.994 with the floor)."""
+    spanned = min(float(n_features), n_seen)
+    return missed / max(spanned - n_directions, 0.5 * spanned, 1.0)
+
+
 @jit(inline=True)  # so that a learner specialised on its sketch compiles one branch
 def sketch_append(kind, rows, gram, eigenvalues, factor, counts, c, x, squared_norm, projected,
                   ghat, work, oja_eta0, oja_constant):

@@ -49,6 +49,7 @@ from ._cholesky import (
     cholesky_solve,
 )
 from ._jit import jit
+from ._learner_sketch import missed_per_direction
 from ._losses import loss_curvature, loss_derivative
 from ._rows import load_example
 from ._sketch_updates import (
@@ -188,14 +189,15 @@ def son_ridge(params, floats, n_features, n_directions, kind, counts, eigenvalue
     (``floats[2]``: the sum of ``|g_hat|^2 - g_hat^T P g_hat`` over FD, ``P`` the
     projection onto the span of its rows before the update, or for Oja,
     random projections and no sketch of ``|g_hat|^2 - g_hat^T S^T (alpha I +
-    S S^T)^{-1} S g_hat``), spread over the ``min(d, t) - m`` directions that
-    can hold it (``t`` gradients span at most ``t`` directions, so early steps
-    stay Newton-sized). RFD's half shrinkage takes the spread's place where it
-    is smaller: it bounds the missed curvature of the worst direction (FD
-    misses at most the shrinkage along any), the spread is that of a mean one,
-    and on wide data the bound is far above it: 7 to 10 times on a flat
-    spectrum of 200 features with m = 10, where RFD-SON's steps were as many
-    times too short along most directions (R^2 0.58-0.69 against FD-SON's 0.98).
+    S S^T)^{-1} S g_hat``), spread over the directions that can hold it
+    (:func:`missed_per_direction`: ``t`` gradients span at most ``t``
+    directions, so early steps stay Newton-sized). RFD's half shrinkage takes
+    the spread's place where it is smaller: it bounds the missed curvature of
+    the worst direction (FD misses at most the shrinkage along any), the
+    spread is that of a mean one, and on wide data the bound is far above it:
+    7 to 10 times on a flat spectrum of 200 features with m = 10, where
+    RFD-SON's steps were as many times too short along most directions (R^2
+    0.58-0.69 against FD-SON's 0.98).
 
     The adaptive ridge is at least half the least curvature the sketch holds
     along one of its directions (:func:`least_held_curvature`): a direction
@@ -208,7 +210,7 @@ def son_ridge(params, floats, n_features, n_directions, kind, counts, eigenvalue
     offset, shrink_weight, relative, adaptive = params
     if not adaptive:
         return offset + shrink_weight * floats[0]
-    missed = floats[2] / max(min(float(n_features), floats[3]) - n_directions, 1.0)
+    missed = missed_per_direction(floats[2], n_features, floats[3], n_directions)
     if shrink_weight != 0.0:  # RFD's half shrinkage, at most the mean missed curvature
         missed = min(shrink_weight * floats[0], missed)
     ridge = offset + relative * floats[1] / n_features + missed

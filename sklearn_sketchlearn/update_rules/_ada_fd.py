@@ -51,7 +51,8 @@ class AdaFD(BaseUpdateRule):
         Delta_t / 2``; Oja's and random-projection sketches add the mass of
         the gradients off their rows, ``sum_s (|g_s|^2 - |P_s g_s|^2)`` (``P_s``
         the projection onto the sketch's rows before ``g_s``), spread over the
-        ``min(d, t) - m`` directions that can hold it (SON's adaptive ridge);
+        ``min(d, t) - m`` directions that can hold it, but over at least half
+        of all ``min(d, t)`` (SON's adaptive ridge);
         the exact sketch misses nothing. ``'fixed'`` is the paper's ``delta I
         + (S^T S)^{1/2}``.
     feature_scaling : {'standardize'} or None, default='standardize'

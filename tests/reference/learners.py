@@ -170,7 +170,7 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
     curvature: the sum over steps of FD's ``|g_hat|^2 - g_hat^T P g_hat`` (``P``
     the projection onto the span of its rows) and for Oja, RP and no sketch
     of ``|g_hat|^2 - g_hat^T S^T (alpha_{t-1} I + S S^T)^{-1} S g_hat`` (the
-    sketch before the step), divided by ``max(min(d, t) - m,
+    sketch before the step), divided by ``max(min(d, t) - m, min(d, t) / 2,
     1)``, or for RFD its shift when that is smaller; the exact sketch's ridge is
     fixed by the first gradient ``c x``, ``alpha c^2`` (standardized) or ``alpha
     c^2 |x|^2 / d``; over Oja's sketch (``oja_floor``) the ridge is
@@ -207,7 +207,7 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
             return alpha + sketch.alpha0 + sketch_shift
         if sketch.kind == "exact":
             return exact_ridge if exact_ridge is not None else 0.0
-        spread = missed / max(min(D, n_sketched) - directions, 1)
+        spread = missed / max(min(D, n_sketched) - directions, min(D, n_sketched) / 2, 1)
         # RFD's shift, but never above the mean curvature missed per direction
         ridge = sketch.alpha0 + alpha * total / D + (
             min(sketch_shift, spread) if sketch.regularized else spread)
@@ -312,7 +312,7 @@ def ada_fd(X, y, sample_weight, sketch, *, loss, eta, delta, dual, fit_intercept
     ``adaptive_ridge`` (``AdaFD(ridge='adaptive')``) adds an FD sketch's total
     shrink to its ``B^T B`` (as Sketchy does), and to Oja's or a random
     projection's the mass of the gradients off the sketch's rows, spread over
-    ``min(D, t) - m`` directions.
+    ``min(D, t) - m`` directions, but at least half of ``min(D, t)``.
     """
     missed = 0.0
     loss = LOSSES[loss]
@@ -335,7 +335,7 @@ def ada_fd(X, y, sample_weight, sketch, *, loss, eta, delta, dual, fit_intercept
             shift = frequent_directions(np.array(sketch.rows), sketch.rank)[2]
         if adaptive_ridge and sketch.kind in ("oja", "rp"):
             m = sketch.V.shape[0] if sketch.kind == "oja" else sketch.rank
-            shift = missed / max(min(D, sketch.t) - m, 1)
+            shift = missed / max(min(D, sketch.t) - m, min(D, sketch.t) / 2, 1)
         H = delta * np.eye(D) + sqrtm_psd(gram + (sketch.alpha0 + shift) * np.eye(D))
         if dual:
             gradient_sum += g
