@@ -164,7 +164,8 @@ def observe(units, X, y=None, sample_weight=None):
     the statistics are all finite still (squares can overflow).
 
     A centred stream merges chunk statistics by Chan et al.'s pairwise
-    update, which keeps the variance of a feature with a large offset exact.
+    update, which keeps the variance of a feature with a large offset exact;
+    its CSR chunks are densified, as the centred rows fed to the rule are.
     """
     weights = np.ones(X.shape[0]) if sample_weight is None else sample_weight
     n = float(weights.sum())
@@ -177,15 +178,9 @@ def observe(units, X, y=None, sample_weight=None):
         X.sum_duplicates()
     if units["center_features"]:
         count = units["count"]
-        if sp.issparse(X):
-            mean = np.asarray(X.T @ weights).ravel() / n
-            squares = np.asarray(X.multiply(X).T @ weights).ravel()
-            deviations = np.maximum(squares - n * mean * mean, 0.0)
-            dense = X.toarray()  # (as the centred rows fed to the rule are)
-        else:
-            mean, deviations = np.empty(X.shape[1]), np.empty(X.shape[1])
-            weighted_moments(X, weights, mean, deviations)
-            dense = X
+        dense = X.toarray() if sp.issparse(X) else X
+        mean, deviations = np.empty(X.shape[1]), np.empty(X.shape[1])
+        weighted_moments(dense, weights, mean, deviations)
         count_stood_out(dense, weights, units["mean"], units["squared_deviations"], count,
                         units["stood_out"])
         delta = mean - units["mean"]

@@ -6,7 +6,7 @@ they touch the chunk's own columns only, in the arrays of every feature."""
 import numpy as np
 
 from ._jit import jit
-from ._units import STOOD_OUT, left_unit, young_unit_grew
+from ._units import left_unit, stood_out, young_unit_grew
 
 
 @jit(strict=True)  # the deviations are sums of squares of differences: keep them exact
@@ -29,15 +29,15 @@ def weighted_moments(X, weights, mean, deviations):
 
 
 @jit(strict=True)
-def count_stood_out(X, weights, mean, squared_deviations, count, stood_out):
-    """Add to ``stood_out[j]`` the values of a chunk ``X`` of a centred stream
-    that stood out (:data:`~._units.STOOD_OUT`): whose squared deviation from
-    feature ``j``'s running mean, over the stream's examples before it,
-    exceeds that fraction of their variance. ``mean``, ``squared_deviations``
-    and ``count`` are the statistics before the chunk; the pass runs the
-    weighted Welford recurrence on copies of them, since the decision of each
-    value needs the statistics of the examples before it (the statistics
-    themselves are merged exactly by the caller)."""
+def count_stood_out(X, weights, mean, squared_deviations, count, counts):
+    """Add to ``counts[j]`` the values of a chunk ``X`` of a centred stream
+    that stood out (:func:`~._units.stood_out`) against feature ``j``'s
+    running mean and variance over the stream's examples before them.
+    ``mean``, ``squared_deviations`` and ``count`` are the statistics before
+    the chunk; the pass runs the weighted Welford recurrence on copies of
+    them, since the decision of each value needs the statistics of the
+    examples before it (the statistics themselves are merged exactly by the
+    caller)."""
     mean, squared_deviations = mean.copy(), squared_deviations.copy()
     for i in range(X.shape[0]):
         weight = weights[i]
@@ -48,8 +48,8 @@ def count_stood_out(X, weights, mean, squared_deviations, count, stood_out):
         share = weight / count
         for j in range(X.shape[1]):
             delta = X[i, j] - mean[j]
-            if delta * delta * before > STOOD_OUT * squared_deviations[j]:
-                stood_out[j] += 1.0
+            if stood_out(delta, before, squared_deviations[j]):
+                counts[j] += 1.0
             mean[j] += delta * share
             squared_deviations[j] += weight * delta * (X[i, j] - mean[j])
 

@@ -70,7 +70,7 @@ def feature_units(j, value, inverse_n, center, scale):
             scale[7, j] = 1.0 if inverse_n == 1.0 else 2.0
         else:
             delta = value - scale[2, j]
-            if delta * delta * (1.0 / inverse_n - 1.0) > STOOD_OUT * scale[1, j]:
+            if stood_out(delta, 1.0 / inverse_n - 1.0, scale[1, j]):
                 scale[7, j] += 1.0
             scale[2, j] += delta * inverse_n
             scale[1, j] += delta * (value - scale[2, j])
@@ -110,6 +110,15 @@ def left_unit(square, squared_unit):
 def set_units(j, spread, mean, scale):
     """Feature ``j``'s units in use: ``x'_j = (x_j - mean) / spread``."""
     scale[0, j], scale[3, j], scale[6, j] = spread, mean, 1.0 / spread
+
+
+@jit
+def stood_out(delta, weight_before, squared_deviations):
+    """Whether a value ``delta`` from the running mean of the values before it
+    (of total weight ``weight_before`` and sum of squared deviations
+    ``squared_deviations``) stood out: ``delta^2`` above :data:`STOOD_OUT`
+    times their variance."""
+    return delta * delta * weight_before > STOOD_OUT * squared_deviations
 
 
 @jit
