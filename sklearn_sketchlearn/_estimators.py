@@ -358,15 +358,26 @@ class _BaseSketchedOnline(BaseEstimator):
                     stop = begin + self._block_length(begin, n_samples, counts)
                     order = (permutation[begin:stop] if permutation is not None
                              else np.arange(begin, stop))
+                    block_size = order.size
                     block_weights = (np.ones(order.size) if sample_weight is None
                                      else sample_weight[order])
+                    if sample_weight is not None:
+                        # an example of weight 0 is left out of the learners (their
+                        # units, bounds, step counters and mini-batches see only the
+                        # others); it still counts in t_
+                        order, block_weights = order[block_weights > 0.0], block_weights[
+                            block_weights > 0.0]
+                    if order.size == 0:
+                        self.t_ += block_size
+                        begin = stop
+                        continue
                     block_labels = self._block_labels(y[order])
                     targets, weights = self._problem_arrays(block_labels, block_weights,
                                                             class_weight)
                     decisions = np.empty((self._n_decision_rows(), order.size))
                     settings = ChunkSettings(bool(self.fit_intercept),
-                                             float(self._epsilon()) / target_scale, self.t_ - 1,
-                                             sparse_data)
+                                             float(self._epsilon()) / target_scale,
+                                             self._n_positive, sparse_data)
                     rows, kernel_order = arrays, order
                     if self._units is not None:
                         rows = row_arrays(_units.standardize(X, order, self._units))[:5]
@@ -382,8 +393,8 @@ class _BaseSketchedOnline(BaseEstimator):
                     decisions *= target_scale
                     decisions += self._target_offset
                     self._check_block(outcomes, order.size, decisions, limit, epoch, rows[4])
-                    self.t_ += order.size
-                    self._n_positive += int(np.count_nonzero(block_weights > 0.0))
+                    self.t_ += block_size
+                    self._n_positive += order.size
                     sums += self._progress_terms(decisions, block_labels, block_weights)
                     begin = stop
                 epoch_loss = self._record_progress(sums)

@@ -99,6 +99,36 @@ def test_fit_equals_partial_fit_over_chunks(stream, name, n_classes):
     assert chunked.progressive_error_ == pytest.approx(whole.progressive_error_)
 
 
+@pytest.mark.parametrize("estimator, rule", [
+    *[("classifier", rule) for rule in ("son", "ada_fd", "sdrogd", "ogd", "adagrad")],
+    *[("regressor", rule) for rule in ("son", "ada_fd", "ogd", "adagrad")]])
+def test_an_example_of_weight_zero_is_left_out(stream, estimator, rule):
+    # At the defaults the running units, the regressor's target bound, the step
+    # schedules and SDROGD's mini-batches all count examples: rows of weight 0,
+    # far outside the stream, must move none of them, only t_ (the user guide's
+    # promise). The reference is the stream without them.
+    X, labels = stream
+    X = 3.0 * X + 5.0  # units to learn
+    y = labels if estimator == "classifier" else 100.0 * (X @ np.linspace(-1, 1, 8)) - 40.0
+    outliers = np.arange(10, X.shape[0], 9)
+    X_with = np.insert(X, outliers, 50.0, axis=0)
+    y_with = np.insert(y, outliers, labels[0] if estimator == "classifier" else 1e6)
+    weights = np.insert(np.ones(len(y)), outliers, 0.0)
+    Estimator = SketchedOnlineClassifier if estimator == "classifier" else SketchedOnlineRegressor
+    classes = {"classes": np.unique(labels)} if estimator == "classifier" else {}
+    with_zeros, without = Estimator(rule, random_state=0), Estimator(rule, random_state=0)
+    for start in range(0, len(y_with), 23):
+        chunk = slice(start, start + 23)
+        with_zeros.partial_fit(X_with[chunk], y_with[chunk], sample_weight=weights[chunk],
+                               **classes)
+        kept = weights[chunk] > 0
+        without.partial_fit(X_with[chunk][kept], y_with[chunk][kept], **classes)
+    np.testing.assert_allclose(with_zeros.coef_, without.coef_, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(with_zeros.intercept_, without.intercept_, rtol=1e-12, atol=1e-12)
+    assert with_zeros.progressive_loss_ == pytest.approx(without.progressive_loss_, rel=1e-12)
+    assert with_zeros.t_ == len(y_with) + 1 and without.t_ == len(y) + 1
+
+
 @pytest.mark.parametrize("name", ["son-fast_rfd", "son-oja", "ada_ffd-dual", "sdrogd", "adagrad"])
 def test_passes_in_blocks_change_nothing(stream, name, monkeypatch):
     # A pass runs in blocks of _BLOCK_SIZE examples to bound its memory.
@@ -422,9 +452,10 @@ def test_pairings_that_make_no_sense_raise_at_fit(stream, model, message):
 @pytest.mark.parametrize("sketch", [FrequentDirections(3, fast=True), OjaSketch(3, random_state=0),
                                     RandomProjectionSketch(3, random_state=0), ExactSketch()])
 def test_projection_is_the_a_norm_projection_onto_bounded_predictions(stream, sketch):
-    # Learning x with sample weight 0 applies only SON's projection step: the new
-    # weights must be Lemma 1's closed form with A = alpha I + S^T S, and bound
-    # the prediction on x by C.
+    # Learning x with a negligible sample weight (1e-300: weight 0 leaves an
+    # example out) applies only SON's projection step: the new weights must be
+    # Lemma 1's closed form with A = alpha I + S^T S, and bound the prediction
+    # on x by C.
     X, y = stream
     model = SketchedOnlineClassifier(SketchedOnlineNewton(alpha=2.0, bound=1.0, **PAPER_SON),
                                      sketch=sketch, loss="squared_error", random_state=0)
@@ -449,8 +480,7 @@ def test_projection_is_the_a_norm_projection_onto_bounded_predictions(stream, sk
         z = u @ x
         excess = np.sign(z) * max(abs(z) - 1.0, 0.0)
         expected = u - excess / (x @ np.linalg.solve(A, x)) * np.linalg.solve(A, x)
-        # (an all-zero weight vector is rejected: pair it with a negligible copy)
-        model.partial_fit(np.vstack([probe, probe]), np.r_[y[t], y[t]], sample_weight=[0.0, 1e-300])
+        model.partial_fit(probe[None], y[t : t + 1], sample_weight=[1e-300])
         w = np.append(model.coef_[0], model.intercept_[0])
         np.testing.assert_allclose(w, expected, rtol=1e-7, atol=1e-9)
         assert abs(w @ x) <= 1.0 + 1e-9

@@ -15,7 +15,7 @@ class ChunkSettings(NamedTuple):
 
     fit_intercept: bool
     epsilon: float
-    t_start: int
+    t_start: int  # examples of positive weight learned before: the step schedules' t
     sparse_data: bool  # CSR rows mostly zero (``_units.is_sparse_data``): not to be centred
 
 

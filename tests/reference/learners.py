@@ -1,5 +1,7 @@
 """The online learners as the papers write them, with dense d x d algebra."""
 
+import functools
+
 import numpy as np
 
 from sklearn_sketchlearn._kernels._ada_fd import SPAN_TOLERANCE
@@ -7,6 +9,28 @@ from sklearn_sketchlearn._kernels._sketch_updates import rp_draw
 from sklearn_sketchlearn.losses import LOSSES
 
 from .sketches import frequent_directions
+
+
+def as_if_left_out(reference):
+    """Run ``reference(X, y, sample_weight, ...)`` on the examples of positive
+    weight only: the estimators promise that an example of weight 0 changes
+    nothing, as if it were left out of the stream. The progressive predictions
+    come back at every example's place, 0 at those left out (which weigh
+    nothing in a progressive loss)."""
+
+    @functools.wraps(reference)
+    def run(X, y, sample_weight, *args, offsets=None, **kwargs):
+        kept = np.asarray(sample_weight) > 0
+        if offsets is not None:
+            kwargs["offsets"] = np.asarray(offsets)[kept]
+        result = reference(X[kept], np.asarray(y)[kept], np.asarray(sample_weight)[kept],
+                           *args, **kwargs)
+        scattered = np.zeros(result[1].shape[:-1] + (len(kept),))
+        scattered[..., kept] = result[1]
+        return (result[0], scattered, *result[2:])
+
+    return run
+
 
 # SketchedOnlineNewton's settings for the papers' SON: a fixed ridge, SON's
 # gradient outer products, the features as given
@@ -160,6 +184,7 @@ class RunningUnits:
         return moves, fed
 
 
+@as_if_left_out
 def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, power_t=0.5,
         fit_intercept=True, diagonal_scaling=False, epsilon=0.1, adaptive=False,
         gauss_newton=False, standardize=False, oja_floor=True, offsets=None):
@@ -298,13 +323,16 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
 
 
 def sqrtm_psd(matrix):
-    """The PSD square root; eigenvalues at the rounding level of ``matrix`` are
-    zero (their square roots, ~1e-8, would otherwise pass for real curvature)."""
+    """The PSD square root; eigenvalues at the rounding level of ``matrix``
+    (``D eps lam_max``, the kernels' rule) are zero: their square roots, ~1e-8
+    of the largest, would otherwise pass for real curvature."""
     eigenvalues, eigenvectors = np.linalg.eigh(matrix)
-    eigenvalues[eigenvalues <= 1e-12 * max(eigenvalues.max(), 0)] = 0.0
+    rounding = matrix.shape[0] * np.finfo(np.float64).eps * max(eigenvalues.max(), 0)
+    eigenvalues[eigenvalues <= rounding] = 0.0
     return eigenvectors @ np.diag(np.sqrt(eigenvalues)) @ eigenvectors.T
 
 
+@as_if_left_out
 def ada_fd(X, y, sample_weight, sketch, *, loss, eta, delta, dual, fit_intercept=True,
            epsilon=0.1, adaptive_ridge=False):
     """ADA-FD (Algorithms 1, 2) with H = delta I + G_hat^{1/2} solved densely.
@@ -345,6 +373,7 @@ def ada_fd(X, y, sample_weight, sketch, *, loss, eta, delta, dual, fit_intercept
     return beta, predictions
 
 
+@as_if_left_out
 def ada_ffd(X, y, sample_weight, *, tau, loss, eta, delta, dual, regularized=False, alpha0=0.0,
             fit_intercept=True, epsilon=0.1, adaptive_ridge=False):
     """ADA-FFD as Algorithms 3 (``dual``) and 4 of Wan & Zhang write it.
@@ -397,6 +426,7 @@ def ada_ffd(X, y, sample_weight, *, tau, loss, eta, delta, dual, regularized=Fal
     return beta, predictions, V @ M @ V.T
 
 
+@as_if_left_out
 def first_order(X, y, sample_weight, *, loss, adaptive, eta0, power_t=0.5, delta=1e-6,
                 dual=False, fit_intercept=True, epsilon=0.1, normalized=False, offsets=None):
     """OGD (``eta0 / t^power_t``; NG's normalized steps if ``normalized``) or
@@ -435,6 +465,7 @@ def first_order(X, y, sample_weight, *, loss, adaptive, eta0, power_t=0.5, delta
     return beta, predictions
 
 
+@as_if_left_out
 def sdrogd(X, labels, sample_weight, sketch, *, n_classes, lam, within, batch_size, eta0=1.0,
            pegasos=False, stabilize=True, fit_intercept=True):
     """SDROGD (Algorithm 1; Section 6 for more than two classes) with dense R.
