@@ -1295,6 +1295,13 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
     def predict(self, X):
         """Predict with the linear model ``X @ coef_ + intercept_``, clipped to SON's bound.
 
+        SON predicts through its projection (Lemma 1 of the SON paper), so its
+        predictions stay within the bound ``C`` around the first target
+        learned: by default (``bound='auto'``) twice the largest ``|y - y_1|``
+        learned, which an extrapolation far beyond the targets seen reaches.
+        ``SketchedOnlineNewton(bound=None)`` predicts ``X @ coef_ +
+        intercept_`` everywhere; the other update rules do not clip.
+
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
