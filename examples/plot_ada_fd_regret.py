@@ -89,7 +89,8 @@ for form in ("mirror", "dual"):
             DiagonalAdaGrad(eta0=eta, delta=1e-8, form=form, feature_scaling=None)), [None]),
     }
 learners["mirror"]["OGD"] = (
-    lambda eta, delta: regressor(OnlineGradientDescent(eta0=eta, normalized=False)), [None])
+    lambda eta, delta: regressor(
+        OnlineGradientDescent(eta0=eta, normalized=False, feature_scaling=None)), [None])
 learners["mirror"][f"FD-SON, m = {tau}"] = (lambda eta, delta: regressor(
     SketchedOnlineNewton(alpha=1.0 / eta, bound=None, ridge="fixed", curvature="gradient",
                          feature_scaling=None), FrequentDirections(tau, fast=True)),

@@ -2,8 +2,9 @@
 
 A Newton step does not care how the data are measured; AdaGrad, ADA-FD and
 SDROGD do: their step sizes and ridges are numbers in the units of ``x`` and
-``y``. Those rules (with ``feature_scaling='standardize'``) therefore learn in
-units taken from the stream: feature ``j`` is fed as ``(x_j - c_j) / s_j`` and
+``y`` (OGD's normalized steps depend on the origin of ``x``). Those rules
+(with ``feature_scaling='standardize'``) therefore learn in units taken from
+the stream: feature ``j`` is fed as ``(x_j - c_j) / s_j`` and
 a regressor's target as ``y / s_y``, where ``c_j`` and ``s_j`` are the mean
 and standard deviation of the feature and ``s_y`` the root mean square of the
 targets over the examples seen so far, the current chunk's included (as a

@@ -37,7 +37,7 @@ from sklearn_sketchlearn.update_rules import (
 from .conftest import load_a9a
 from .reference.learners import PAPER_SON
 
-# AdaFD, SDROGD and DiagonalAdaGrad learn here on the features as given: in
+# AdaFD, SDROGD, OGD and DiagonalAdaGrad learn here on the features as given: in
 # running units (their default) one fit sees the units of the whole data while
 # a chunked stream sees those of its past, and a CSR stream is not centred, so
 # neither of the equalities below holds by design (tests/test_units.py checks
@@ -66,7 +66,7 @@ PAIRINGS = {
                "hinge"),
     "pegasos": (SDROGD(batch_size=7, learning_rate="pegasos", feature_scaling=None), None,
                 "hinge"),
-    "ogd": (OnlineGradientDescent(), None, "hinge"),
+    "ogd": (OnlineGradientDescent(feature_scaling=None), None, "hinge"),
     "adagrad": (DiagonalAdaGrad(form="dual", feature_scaling=None), None, "log_loss"),
 }
 

@@ -250,7 +250,7 @@ def test_targets_beyond_a_float_from_the_first_are_refused():
 
 
 @pytest.mark.parametrize("rule", [
-    OnlineGradientDescent(eta0=0.1, normalized=False),
+    OnlineGradientDescent(eta0=0.1, normalized=False, feature_scaling=None),
     DiagonalAdaGrad(eta0=10.0, feature_scaling=None)], ids=["ogd", "adagrad"])
 def test_a_csr_chunk_that_diverges_in_a_first_order_rule_changes_nothing(rule, monkeypatch):
     # a first-order step on a CSR row changes only the row's features and the

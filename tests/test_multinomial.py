@@ -85,7 +85,7 @@ LEARNERS = {
                     lambda X, y, w, o: son(X, y, w, DenseSketch("fd", 2, fast=True),
                                            loss="log_loss", alpha=1e-3, bound=np.inf, sigma=1.0,
                                            adaptive=True, gauss_newton=True, offsets=o)),
-    "ogd": (OnlineGradientDescent(eta0=0.5), None,
+    "ogd": (OnlineGradientDescent(eta0=0.5, feature_scaling=None), None,
             lambda X, y, w, o: first_order(X, y, w, loss="log_loss", adaptive=False, eta0=0.5,
                                            normalized=True, offsets=o)),
 }

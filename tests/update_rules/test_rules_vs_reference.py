@@ -323,8 +323,9 @@ def test_ada_ffd_equals_ada_full_below_two_tau(form):
 
 @pytest.mark.parametrize(
     "rule, adaptive, dual",
-    [(OnlineGradientDescent(eta0=0.2, power_t=0.6, normalized=False), False, False),
-     (OnlineGradientDescent(eta0=0.2, power_t=0.6), False, False),
+    [(OnlineGradientDescent(eta0=0.2, power_t=0.6, normalized=False, feature_scaling=None),
+      False, False),
+     (OnlineGradientDescent(eta0=0.2, power_t=0.6, feature_scaling=None), False, False),
      (DiagonalAdaGrad(eta0=0.3, delta=0.1, feature_scaling=None), True, False),
      (DiagonalAdaGrad(eta0=0.3, delta=0.1, form="dual", feature_scaling=None), True, True)],
 )
@@ -352,7 +353,7 @@ def duplicated_unsorted_csr(X):
     return sp.csr_matrix((np.array(data), np.array(indices), np.array(indptr)), shape=X.shape)
 
 
-@pytest.mark.parametrize("rule", [OnlineGradientDescent(eta0=0.2),
+@pytest.mark.parametrize("rule", [OnlineGradientDescent(eta0=0.2, feature_scaling=None),
                                   DiagonalAdaGrad(eta0=0.3, delta=0.1, feature_scaling=None),
                                   DiagonalAdaGrad(eta0=0.3, delta=0.1, form="dual",
                                                   feature_scaling=None)])
