@@ -395,7 +395,8 @@ class _BaseSketchedOnline(BaseEstimator):
                     self._check_block(outcomes, order.size, decisions, limit, epoch, rows[4])
                     self.t_ += block_size
                     self._n_positive += order.size
-                    sums += self._progress_terms(decisions, block_labels, block_weights)
+                    with np.errstate(over="ignore", invalid="ignore"):  # see _record_progress
+                        sums += self._progress_terms(decisions, block_labels, block_weights)
                     begin = stop
                 epoch_loss = self._record_progress(sums)
                 if self.verbose:
@@ -456,8 +457,20 @@ class _BaseSketchedOnline(BaseEstimator):
                          (sample_weight * mistakes).sum()])
 
     def _record_progress(self, sums):
-        """Add a pass's progressive sums to the counters; return its mean loss."""
-        self._progressive_sums = self._progressive_sums + sums  # never in place
+        """Add a pass's progressive sums to the counters; return its mean loss.
+
+        Raises if they are no longer floats: a loss (the square of a target
+        beyond 1e154) or a weight too large to add up."""
+        with np.errstate(over="ignore", invalid="ignore"):
+            total = self._progressive_sums + sums  # never in place
+        if not np.isfinite(total).all():
+            raise ValueError(
+                "The progressive loss overflowed: the weighted losses of this call (of "
+                "targets or sample weights near the largest float, or squares of targets "
+                "beyond 1e154) do not add up to a float. Scale the targets or the sample "
+                "weights. The model is left as it was before this call."
+            )
+        self._progressive_sums = total
         self.progressive_loss_ = self._progressive_sums[1] / self._progressive_sums[0]
         return sums[1] / sums[0]
 
@@ -967,6 +980,17 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
             losses = LOSSES[self._loss_name](decisions, signs).mean(axis=0)
             mistakes = np.argmax(decisions, axis=0) != labels
         return losses, mistakes.astype(np.float64)
+
+    def _check_progress(self, sums):
+        """Raise if a pass's progressive sums are no longer floats: a loss (the
+        square of a target near 1e154) or a weight too large to add up."""
+        if not np.isfinite(sums).all():
+            raise ValueError(
+                "The progressive loss of this chunk overflowed: its weighted losses (of "
+                "targets or sample weights near the largest float, or squares of targets "
+                "beyond 1e154) do not add up to a float. Scale the targets or the sample "
+                "weights. The model is left as it was before this call."
+            )
 
     def _record_progress(self, sums):
         epoch_loss = super()._record_progress(sums)

@@ -543,6 +543,21 @@ def test_papers_sdrogd_diverges_loudly_on_unscaled_data_that_the_default_learns(
     assert default.score(X * 30.0, y) > 0.9
 
 
+@pytest.mark.parametrize("loss, factor", [("squared_error", 1e160), ("absolute_error", 1e306)])
+def test_a_progressive_loss_that_overflows_raises_and_changes_nothing(stream, loss, factor):
+    # SON learns targets whose squares overflow (its steps scale with y); the
+    # progressive loss cannot count them: a ValueError, not a loss of inf
+    # (found by an adversarial pass), and a model exactly as it was
+    X, y = stream
+    y = targets("regressor", X, y)
+    model = SketchedOnlineRegressor(loss=loss, random_state=0).partial_fit(X[:40], y[:40])
+    before = pickle.dumps(model)
+    with pytest.raises(ValueError, match="progressive loss overflowed"):
+        model.partial_fit(X[40:], y[40:] * factor)
+    assert pickle.dumps(model) == before
+    assert np.isfinite(model.progressive_loss_)
+
+
 def test_the_divergence_threshold_follows_the_scale_of_the_targets(stream):
     # OGD on the squared loss is linear in y: targets of 1e15 give the same
     # model times 1e15, with predictions far beyond 1e12 and no divergence
