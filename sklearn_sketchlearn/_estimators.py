@@ -159,9 +159,10 @@ class _BaseSketchedOnline(BaseEstimator):
         states = [rule._allocate(sketch, size, loss, rng, n_outputs) for _ in range(n_problems)]
         self._state = {key: np.stack([state[key] for state in states]) for key in states[0]}
         self._units = None
-        if rule._running_units and rule.feature_scaling == "standardize":
-            # centring a sparse stream would make its rows dense
-            center = self.fit_intercept and not _units.is_sparse_data(X_raw)
+        # centring a sparse stream would make its rows dense
+        center = self.fit_intercept and not _units.is_sparse_data(X_raw)
+        if (rule._running_units and rule.feature_scaling == "standardize"
+                and rule._needs_units(center)):
             self._units = _units.new_units(n_features, center)
         self._progressive_sums = np.zeros(3)  # weight, weighted loss, weighted mistakes
         self.t_ = 1

@@ -376,6 +376,22 @@ def test_sparse_streams_are_scaled_but_not_centred(problem):
     np.testing.assert_allclose(model._units["scale"], nonzero_rms, rtol=1e-9)
 
 
+def test_ogd_leaves_a_stream_not_centred_to_ngs_own_scaling(problem):
+    # on sparse rows the units would only rescale what NG's normalization
+    # rescales (at twice the cost): the default learns what OGD learns on the
+    # features as given, and a rescaling of the features changes no label
+    X, y, factors, _ = problem
+    X = sp.csr_matrix(X * (np.random.default_rng(0).random(X.shape) < 0.2))
+    default = stream(SketchedOnlineClassifier("ogd", random_state=0), X, y, [-1, 1])
+    given = stream(SketchedOnlineClassifier(OnlineGradientDescent(feature_scaling=None),
+                                            random_state=0), X, y, [-1, 1])
+    assert default._units is None
+    np.testing.assert_array_equal(default.coef_, given.coef_)
+    rescaled = stream(SketchedOnlineClassifier("ogd", random_state=0),
+                      sp.csr_matrix(X.multiply(factors)), y, [-1, 1])
+    assert np.mean(rescaled.predict(X.multiply(factors)) == default.predict(X)) >= 0.99
+
+
 def test_csr_of_dense_data_is_centred(problem):
     # CSR rows with most entries stored (a LIBSVM file of dense features) are
     # standardized as the same rows dense

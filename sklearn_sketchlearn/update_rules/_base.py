@@ -85,7 +85,8 @@ class BaseUpdateRule(BaseEstimator):
       feeds the rule features and targets in running units when its
       ``feature_scaling`` is ``'standardize'``, and calls :meth:`_move_units`
       when they move: see :mod:`sklearn_sketchlearn._units`; SON keeps its
-      own running units in its kernel);
+      own running units in its kernel; :meth:`_needs_units` may decline
+      them for a stream that is not centred);
     * :meth:`_prepare`, called once on the fitted copy: raises a
       ``ValueError`` for pairings that make no sense (before any state exists)
       and resolves data-dependent defaults;
@@ -100,6 +101,11 @@ class BaseUpdateRule(BaseEstimator):
     _classification_only = False
     _joint_multiclass = False
     _running_units = False
+
+    def _needs_units(self, center):
+        """Whether a rule with ``_running_units`` learns in the estimator's running
+        units, on a stream centred (``center``) or not."""
+        return True
 
     def _auto_sketch(self, n_weights):
         """What ``sketch="auto"`` means for ``n_weights`` weights a problem

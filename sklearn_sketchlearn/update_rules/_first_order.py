@@ -102,7 +102,9 @@ class OnlineGradientDescent(_FirstOrderRule):
         and, in a regressor, on the targets divided by their running root mean
         square (see :class:`AdaFD`); None learns on the data as given. The
         papers' OGD is ``OnlineGradientDescent(eta0, normalized=False,
-        feature_scaling=None)``. Measured one pass in chunks of 100 rows
+        feature_scaling=None)``. A stream that is not centred (sparse rows, or
+        no intercept) is left to NG's own normalization, which follows the
+        scale of each feature already. Measured one pass in chunks of 100 rows
         (default eta0): raw against standardized features, wine 0.630 against
         1.000 as given, 1.000 for both in running units; breast cancer 0.848
         against 0.936, 0.936 for both.
@@ -146,6 +148,13 @@ class OnlineGradientDescent(_FirstOrderRule):
     @property
     def _normalized(self):
         return bool(self.normalized)
+
+    def _needs_units(self, center):
+        # NG's steps already follow each feature's scale: on a stream that is
+        # not centred (sparse rows, no intercept) the units would only rescale
+        # what NG rescales, at twice the cost a CSR row (d = 1e5, 50 non-zeros:
+        # 21.4 against 10.2 us an example)
+        return center or not self.normalized
 
     def _kernel_params(self, loss, settings):
         return (False, False, self._normalized, loss.code, settings.epsilon, float(self.eta0),
