@@ -982,17 +982,6 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
             mistakes = np.argmax(decisions, axis=0) != labels
         return losses, mistakes.astype(np.float64)
 
-    def _check_progress(self, sums):
-        """Raise if a pass's progressive sums are no longer floats: a loss (the
-        square of a target near 1e154) or a weight too large to add up."""
-        if not np.isfinite(sums).all():
-            raise ValueError(
-                "The progressive loss of this chunk overflowed: its weighted losses (of "
-                "targets or sample weights near the largest float, or squares of targets "
-                "beyond 1e154) do not add up to a float. Scale the targets or the sample "
-                "weights. The model is left as it was before this call."
-            )
-
     def _record_progress(self, sums):
         epoch_loss = super()._record_progress(sums)
         self.progressive_error_ = self._progressive_sums[2] / self._progressive_sums[0]
