@@ -366,8 +366,8 @@ class _BaseSketchedOnline(BaseEstimator):
                         # an example of weight 0 is left out of the learners (their
                         # units, bounds, step counters and mini-batches see only the
                         # others); it still counts in t_
-                        order, block_weights = order[block_weights > 0.0], block_weights[
-                            block_weights > 0.0]
+                        kept = block_weights > 0.0
+                        order, block_weights = order[kept], block_weights[kept]
                     if order.size == 0:
                         self.t_ += block_size
                         begin = stop
