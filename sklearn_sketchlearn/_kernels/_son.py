@@ -381,13 +381,13 @@ def move_target_unit(magnitude, weight, weights, sketch_weights, folds, floats):
     if floats[9] == 0.0:
         return unit
     median = np.exp(floats[10])
-    if floats[8] == 0.0 or left_unit(median * median, unit * unit):
+    if floats[8] == 0.0 or left_unit((median / unit) ** 2, 1.0):  # squares may underflow
         r = unit / median
         weights *= r
         sketch_weights *= r
         folds *= r
         floats[4] *= r
-        floats[7] *= r * r
+        floats[7] = (np.sqrt(floats[7]) * r) ** 2  # a norm times r: r * r may overflow
         floats[8] = unit = median
     return unit
 
