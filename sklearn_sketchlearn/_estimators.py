@@ -163,7 +163,7 @@ class _BaseSketchedOnline(BaseEstimator):
         center = self.fit_intercept and not _units.is_sparse_data(X_raw)
         if (rule._running_units and rule.feature_scaling == "standardize"
                 and rule._needs_units(center)):
-            self._units = _units.new_units(n_features, center)
+            self._units = _units.new_units(n_features, center, rule._centers_mostly_zero)
         self._progressive_sums = np.zeros(3)  # weight, weighted loss, weighted mistakes
         self.t_ = 1
         self._n_positive = 0  # examples of positive sample weight learned

@@ -15,6 +15,14 @@ features are not centred (``c_j = 0``), as centring would make every sparse
 row dense, and ``s_j`` is the root mean square of the feature's non-zero
 values, its magnitude where it occurs (over all rows, a rare feature would be
 fed at ``1 / sqrt(p)`` times it, ``p`` its frequency), as SON's units are.
+The diagonal rules (OGD, AdaGrad) do not centre a feature that is zero in
+most examples (by weight) in a centred stream either, and scale it so:
+centred, its zeros are fed as a small constant ``-c_j / s_j``, and a
+per-coordinate step moves each such weight as far as a large gradient
+would, so that hundreds of them step together like as many intercepts
+(AdaGrad on dense rows of 600 features 1.5% non-zero, chunks of 100: R^2
+-60 centred, 0.77 so, as on the same rows in CSR form). A full-matrix rule
+sees those coordinates together and keeps the centring.
 
 Units move at chunk boundaries, when a feature's statistics have left the units
 in use by more than ``RESCALE_TOLERANCE`` (SON's rule for its own running
@@ -99,18 +107,21 @@ class UnitsChange(NamedTuple):
         return self.features.size > 0 or self.r != 1.0
 
 
-def new_units(n_features, center):
+def new_units(n_features, center, center_mostly_zero=True):
     """Statistics of no example yet, and units that feed every feature as 0.
 
-    A centred stream keeps each feature's mean and sum of squared deviations;
-    one that is not keeps its sum of squares, and the weight and number of
-    the rows where it is non-zero, which a CSR chunk changes only at its own
-    features.
+    A centred stream keeps each feature's mean and sum of squared deviations,
+    and, unless ``center_mostly_zero``, the weight of the rows where it is
+    non-zero; one that is not keeps its sum of squares, and the weight and
+    number of the rows where it is non-zero, which a CSR chunk changes only
+    at its own features.
     """
     if center:
         statistics = {"mean": np.zeros(n_features),
                       "squared_deviations": np.zeros(n_features),  # sum of (x - mean)^2
                       "stood_out": np.zeros(n_features)}
+        if not center_mostly_zero:
+            statistics["nonzero_weight"] = np.zeros(n_features)
     else:
         statistics = {"squares": np.zeros(n_features), "nonzero_weight": np.zeros(n_features),
                       "nonzeros": np.zeros(n_features)}
@@ -187,6 +198,8 @@ def observe(units, X, y=None, sample_weight=None):
         delta = mean - units["mean"]
         units["mean"] += delta * (n / (count + n))
         units["squared_deviations"] += deviations + delta * delta * (count * n / (count + n))
+        if "nonzero_weight" in units:
+            units["nonzero_weight"] += (dense != 0.0).T @ weights
     elif sp.issparse(X):
         finite = observe_nonzeros(X.indptr, X.indices, X.data, weights, units["squares"],
                                   units["nonzero_weight"], units["nonzeros"])
@@ -231,6 +244,13 @@ def move(units, features):
     variance = units["squared_deviations"][features] / units["count"]
     # a constant feature's variance is rounding noise: it has not varied yet
     variance = np.where(variance > _CONSTANT * mean**2, variance, 0.0)
+    if "nonzero_weight" in units:  # a feature zero in most examples is not centred
+        nonzero = units["nonzero_weight"][features]
+        mostly_zero = nonzero < DENSE_ENOUGH * units["count"]
+        squares = (variance + mean**2) * units["count"]
+        variance[mostly_zero] = np.divide(squares, nonzero, out=np.zeros_like(squares),
+                                          where=nonzero > 0.0)[mostly_zero]
+        mean[mostly_zero] = 0.0
     old_scale, old_center = units["scale"][features], units["center"][features]
     # left_unit's rule, over arrays, and a centre that left by a quarter of a unit
     squared_scale, tolerance = old_scale * old_scale, (1.0 + RESCALE_TOLERANCE) ** 2

@@ -86,7 +86,8 @@ class BaseUpdateRule(BaseEstimator):
       ``feature_scaling`` is ``'standardize'``, and calls :meth:`_move_units`
       when they move: see :mod:`sklearn_sketchlearn._units`; SON keeps its
       own running units in its kernel; :meth:`_needs_units` may decline
-      them for a stream that is not centred);
+      them for a stream that is not centred; ``_centers_mostly_zero``: whether
+      a feature zero in most examples is centred in a centred stream);
     * :meth:`_prepare`, called once on the fitted copy: raises a
       ``ValueError`` for pairings that make no sense (before any state exists)
       and resolves data-dependent defaults;
@@ -101,6 +102,7 @@ class BaseUpdateRule(BaseEstimator):
     _classification_only = False
     _joint_multiclass = False
     _running_units = False
+    _centers_mostly_zero = True
 
     def _needs_units(self, center):
         """Whether a rule with ``_running_units`` learns in the estimator's running

@@ -18,6 +18,10 @@ class _FirstOrderRule(BaseUpdateRule):
 
     _normalized = False
 
+    # per-coordinate steps would move every centred mostly-zero feature like an
+    # intercept (see sklearn_sketchlearn._units)
+    _centers_mostly_zero = False
+
     def _allocate(self, sketch, n_features, loss, random_state, n_outputs):
         return {
             "weights": np.zeros(n_features),
