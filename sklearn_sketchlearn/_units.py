@@ -21,7 +21,7 @@ centred, its zeros are fed as a small constant ``-c_j / s_j``, and a
 per-coordinate step moves each such weight as far as a large gradient
 would, so that hundreds of them step together like as many intercepts
 (AdaGrad on dense rows of 600 features 1.5% non-zero, chunks of 100: R^2
--60 centred, 0.77 so, as on the same rows in CSR form). A full-matrix rule
+-60 centred, 0.77 not, as on the same rows in CSR form). A full-matrix rule
 sees those coordinates together and keeps the centring.
 
 Units move at chunk boundaries, when a feature's statistics have left the units
