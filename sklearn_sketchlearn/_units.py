@@ -192,14 +192,13 @@ def observe(units, X, y=None, sample_weight=None):
         count = units["count"]
         dense = X.toarray() if sp.issparse(X) else X
         mean, deviations = np.empty(X.shape[1]), np.empty(X.shape[1])
-        weighted_moments(dense, weights, mean, deviations)
+        weighted_moments(dense, weights, mean, deviations,
+                         units.get("nonzero_weight", np.empty(0)))
         count_stood_out(dense, weights, units["mean"], units["squared_deviations"], count,
                         units["stood_out"])
         delta = mean - units["mean"]
         units["mean"] += delta * (n / (count + n))
         units["squared_deviations"] += deviations + delta * delta * (count * n / (count + n))
-        if "nonzero_weight" in units:
-            units["nonzero_weight"] += (dense != 0.0).T @ weights
     elif sp.issparse(X):
         finite = observe_nonzeros(X.indptr, X.indices, X.data, weights, units["squares"],
                                   units["nonzero_weight"], units["nonzeros"])

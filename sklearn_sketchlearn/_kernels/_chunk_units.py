@@ -10,9 +10,11 @@ from ._units import left_unit, stood_out, young_unit_grew
 
 
 @jit(strict=True)  # the deviations are sums of squares of differences: keep them exact
-def weighted_moments(X, weights, mean, deviations):
-    """``mean = sum_i w_i x_i / sum w``, ``deviations = sum_i w_i (x_i - mean)^2``."""
+def weighted_moments(X, weights, mean, deviations, nonzero_weight):
+    """``mean = sum_i w_i x_i / sum w``, ``deviations = sum_i w_i (x_i - mean)^2``,
+    and ``nonzero_weight[j] += sum_{i: x_ij != 0} w_i`` unless it is empty."""
     n_samples, n_features = X.shape
+    counting = nonzero_weight.shape[0] > 0
     total = 0.0
     mean[:] = 0.0
     deviations[:] = 0.0
@@ -20,6 +22,9 @@ def weighted_moments(X, weights, mean, deviations):
         total += weights[i]
         for j in range(n_features):
             mean[j] += weights[i] * X[i, j]
+        if counting:
+            for j in range(n_features):
+                nonzero_weight[j] += weights[i] * (X[i, j] != 0.0)
     for j in range(n_features):
         mean[j] /= total
     for i in range(n_samples):
