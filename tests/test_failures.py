@@ -543,6 +543,28 @@ def test_papers_sdrogd_diverges_loudly_on_unscaled_data_that_the_default_learns(
     assert default.score(X * 30.0, y) > 0.9
 
 
+def test_ada_fd_learns_through_a_few_huge_outliers():
+    # 10 of 60,000 entries at +-1e6, valid data. The loss's slope on such a
+    # row is ~1e5: the paper's Oja step, Gamma = gamma I, turned the directions
+    # by ~gamma |g|^2 = 3e10 radians, the factored Gram matrix lost its positive
+    # definiteness and ADA-FD over Oja was refused as diverged. Under the
+    # adaptive ridge the directions turn by their own curvature, and the ten
+    # rows cost at most two points against the same stream without them.
+    clean, y = make_classification(3000, 20, n_informative=10, n_redundant=5, random_state=0)
+    rng = np.random.default_rng(0)
+    X = clean.copy()
+    X[rng.choice(3000, 10, replace=False), rng.integers(0, 20, 10)] = 1e6 * rng.choice([-1, 1], 10)
+
+    def one_pass_score(sketch, X):
+        model = SketchedOnlineClassifier("ada_fd", sketch=sketch, random_state=0)
+        for start in range(0, 2100, 100):
+            model.partial_fit(X[start:start + 100], y[start:start + 100], classes=[0, 1])
+        return model.score(X[2100:], y[2100:])
+
+    for sketch in ("oja", "fast_fd"):
+        assert one_pass_score(sketch, X) >= one_pass_score(sketch, clean) - 0.02, sketch
+
+
 @pytest.mark.parametrize("loss, factor", [("squared_error", 1e160), ("absolute_error", 1e306)])
 def test_a_progressive_loss_that_overflows_raises_and_changes_nothing(stream, loss, factor):
     # SON learns targets whose squares overflow (its steps scale with y); the

@@ -226,7 +226,11 @@ def ada_fd_pass(kind, chunk, state, params, decisions):
         ``missed``, the curvature they missed, ``sum_s |g_s|^2 - |P_s g_s|^2``
         (``P_s`` the projection onto the sketch's rows before ``g_s``;
         ``floats[1]``), spread over the directions that can hold it
-        (:func:`missed_per_direction`).
+        (:func:`missed_per_direction`); Oja's directions then also turn by
+        their own curvature (:func:`oja_small_update`), as under SON's
+        adaptive ridge: the paper's ``Gamma = gamma I`` turns them by about
+        ``gamma |g|^2`` radians, and the loss's slope on an outlier is in the
+        thousands.
     decisions : ndarray of shape (n_samples,)
         Filled with each example's prediction before it is learned.
 
@@ -277,7 +281,8 @@ def ada_fd_pass(kind, chunk, state, params, decisions):
                                           counts, slope, x, dot(x, x), projected, ghat, work)
             else:
                 n_rows = sketch_append(kind, rows, gram, eigenvalues, factor, counts, slope, x,
-                                       dot(x, x), projected, ghat, work, oja_eta0, oja_constant)
+                                       dot(x, x), projected, ghat, work, oja_eta0, oja_constant,
+                                       missed)
         full = kind == FREQUENT_DIRECTIONS and n_rows == capacity
         if full and shrink_first:
             n_rows = fd_shrink_and_project(rows, gram, floats, n_rows, rank, x, projected)

@@ -42,9 +42,11 @@ def missed_per_direction(missed, n_features, n_seen, n_directions):
 
 @jit(inline=True)  # so that a learner specialised on its sketch compiles one branch
 def sketch_append(kind, rows, gram, eigenvalues, factor, counts, c, x, squared_norm, projected,
-                  ghat, work, oja_eta0, oja_constant):
+                  ghat, work, oja_eta0, oja_constant, oja_unit_free):
     """Add ``g_hat = c x`` (``squared_norm = |x|^2``) and refresh ``projected = rows x``
-    (for Oja, ``Z x``).
+    (for Oja, ``Z x``). ``oja_unit_free``: Oja's directions turn by their own
+    curvature rather than by the paper's ``Gamma = gamma I``
+    (:func:`oja_small_update`).
 
     ``ghat`` (length d) and ``work`` (length of ``projected``) are scratch.
     Returns the number of rows of ``rows`` in use afterwards. For RP, ``gram``
@@ -58,7 +60,7 @@ def sketch_append(kind, rows, gram, eigenvalues, factor, counts, c, x, squared_n
     if kind == OJA:
         shifts = work[:n_rows]
         oja_small_update(factor, gram, eigenvalues, counts, projected, c, squared_norm,
-                         oja_eta0, oja_constant, False, shifts)
+                         oja_eta0, oja_constant, oja_unit_free, shifts)
         for j in range(n_rows):
             axpy(shifts[j], x, rows[j])
         if oja_refresh(rows, gram, factor):

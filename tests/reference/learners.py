@@ -340,8 +340,10 @@ def ada_fd(X, y, sample_weight, sketch, *, loss, eta, delta, dual, fit_intercept
     ``adaptive_ridge`` (``AdaFD(ridge='adaptive')``) adds an FD sketch's total
     shrink to its ``B^T B`` (as Sketchy does), and to Oja's or a random
     projection's the mass of the gradients off the sketch's rows, spread over
-    ``min(D, t) - m`` directions, but at least half of ``min(D, t)``.
+    ``min(D, t) - m`` directions, but at least half of ``min(D, t)``; Oja's
+    directions then turn by their own curvature, as under SON's adaptive ridge.
     """
+    sketch.oja_unit_free = adaptive_ridge
     missed = 0.0
     loss = LOSSES[loss]
     n, d = X.shape
