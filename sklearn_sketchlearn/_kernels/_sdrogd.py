@@ -206,7 +206,7 @@ def sdrogd_pass(kind, chunk, state, params, decisions):
             matvec(rows, n_rows, x, projected)
             n_rows = sketch_append(kind, rows, gram, eigenvalues, factor, counts,
                                    np.sqrt(weight), x, dot(x, x), projected, ghat, work,
-                                   oja_eta0, oja_constant, False)
+                                   oja_eta0, oja_constant, True)
             if kind == FREQUENT_DIRECTIONS and n_rows == capacity:
                 counts[0] = fd_shrink_and_project(rows, gram, floats, n_rows, rank, x, projected)
         elif kind == EXACT:

@@ -26,7 +26,10 @@ class SDROGD(BaseUpdateRule):
     Multi-class problems use one weight vector per class, the multi-class
     hinge loss and one shared sketch (the paper's Section 6), so SDROGD models
     all classes jointly rather than one-vs-rest. Without a sketch
-    (``sketch=None``) there is no scatter term and the rule is Pegasos.
+    (``sketch=None``) there is no scatter term and the rule is Pegasos. The
+    paper sketches with Frequent Directions; over Oja's sketch the directions
+    turn by their own curvature, as under SON's adaptive ridge, so that the
+    sketch does not depend on the scale of the sample weights.
 
     Parameters
     ----------

@@ -474,7 +474,10 @@ def sdrogd(X, labels, sample_weight, sketch, *, n_classes, lam, within, batch_si
 
     ``labels`` are class indices; a binary model has one weight vector and
     targets +-1, a multi-class one a row per class and the multi-class hinge.
+    An Oja sketch turns its directions by their own curvature.
     """
+    if sketch is not None:
+        sketch.oja_unit_free = True
     n, d = X.shape
     D = d + fit_intercept
     n_outputs = 1 if n_classes == 2 else n_classes

@@ -1,10 +1,13 @@
-"""Oja's sketch: the compiled kernel against SON eq. (4), and convergence of the
-top eigenpairs on a stream with a planted spectrum."""
+"""Oja's sketch: the compiled kernel against SON eq. (4), convergence of the
+top eigenpairs on a stream with a planted spectrum, and the unit-free step of
+the learners' Oja sketches."""
 
 import numpy as np
 import pytest
+from sklearn.datasets import make_classification
 from sklearn.utils import check_random_state
 
+from sklearn_sketchlearn import SketchedOnlineClassifier
 from sklearn_sketchlearn.sketches import OjaSketch
 
 from ..conftest import make_stream
@@ -54,3 +57,20 @@ def test_directions_stay_orthonormal():
     sketch = OjaSketch(6, random_state=0).fit(make_stream("gaussian", n_samples=2000))
     directions = sketch._state["factor"] @ sketch._state["rows"]
     np.testing.assert_allclose(directions @ directions.T, np.eye(6), atol=1e-12)
+
+
+def test_sdrogd_turns_its_oja_directions_whatever_the_scale_of_the_sample_weights():
+    # SDROGD sketches sqrt(s) x: with the paper's step, Gamma = gamma I, the
+    # directions turned by ~gamma s |x|^2 radians, so that sample weights of
+    # 1e4 gave another sketch than weights of 1 (the same stream, the same
+    # weighted statistics); in units of their own curvature they do not
+    X, y = make_classification(300, 12, random_state=0)
+    directions = []
+    for scale in (1.0, 1e4):
+        model = SketchedOnlineClassifier("sdrogd", sketch=OjaSketch(4, random_state=0),
+                                         random_state=0)
+        model.partial_fit(X, y, classes=[0, 1], sample_weight=np.full(300, scale))
+        state = model._state
+        directions.append(state["factor"][0] @ state["rows"][0])  # V = F Z
+    np.testing.assert_allclose(directions[0] @ directions[0].T, np.eye(4), atol=1e-9)
+    np.testing.assert_allclose(directions[1], directions[0], atol=1e-9)
