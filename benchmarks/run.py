@@ -5,6 +5,7 @@
     python benchmarks/run.py --output doc/benchmark_results.rst
     python benchmarks/run.py --dense-only --sizes 10 --learners "SON fast_fd" "SON fast_rfd"
                                               # one table, a few learners: about a minute
+    python benchmarks/run.py --sparse-only --sparse-nnz 50   # CSR rows of 50 non-zeros
 
 Every figure is a median over repeats of one training pass, measured in this
 process next to the peers it is divided by, because these machines are shared
@@ -551,12 +552,16 @@ def main(argv=None):
                         help="the dense section's sketch sizes")
     parser.add_argument("--learners", nargs="+", metavar="NAME",
                         help="only these dense learners, named as in the table")
+    parser.add_argument("--sparse-nnz", type=int, nargs="+", metavar="S",
+                        help="the sparse section's non-zeros per row")
     args = parser.parse_args(argv)
     config = dict(CONFIGS["quick" if args.quick else "full"])
     if args.sizes:
         config["sizes"] = args.sizes
     if args.learners:
         config["learners"] = args.learners
+    if args.sparse_nnz:
+        config["sparse_nnz"] = args.sparse_nnz
     if config["vw"] and vowpal_wabbit() is None:
         print("vowpalwabbit is not installed (pip install '.[benchmarks]'): VW columns omitted")
     start = time.perf_counter()
