@@ -55,8 +55,9 @@ class AdaFD(BaseUpdateRule):
         of all ``min(d, t)`` (SON's adaptive ridge), and Oja's directions turn
         by their own curvature, ``Gamma_i = gamma_t / max(Lambda_i, gamma_t
         |g_t|^2)``, rather than by ``gamma_t``, which is not unit-free (as
-        under SON's adaptive ridge): the exact sketch misses nothing. ``'fixed'`` is the paper's ``delta I + (S^T
-        S)^{1/2}`` over Oja's ``Gamma = gamma_t I``.
+        under SON's adaptive ridge); the exact sketch misses nothing.
+        ``'fixed'`` is the paper's ``delta I + (S^T S)^{1/2}`` over Oja's
+        ``Gamma = gamma_t I``.
     feature_scaling : {'standardize'} or None, default='standardize'
         ``'standardize'`` learns on each feature's running standardization
         ``(x_j - c_j) / s_j`` and, in a regressor, on the targets divided by
