@@ -12,7 +12,11 @@ if __name__ == "__main__":
                                      description=__doc__.splitlines()[0])
     parser.add_argument("--compile", action="store_true",
                         help="compile every kernel into numba's cache, then exit")
-    if parser.parse_args().compile:
-        compile_kernels()
+    parser.add_argument("--n-jobs", type=int, default=-1, metavar="N",
+                        help="with --compile: pairings compiled at once, each in a process "
+                             "of its own of about 0.7 GB (default: -1, every core)")
+    arguments = parser.parse_args()
+    if arguments.compile:
+        compile_kernels(n_jobs=arguments.n_jobs)
     else:
         main()

@@ -9,17 +9,22 @@ with the argument types real data gives it (the estimators normalise them, so
 dense and sparse chunks share one compiled kernel), and every pairing but the
 exact sketch's also on wide CSR rows, which take SON's sparse form (a kernel
 of its own: rows in the dense form compile one without it) and the running
-units' passes over a chunk's own columns. The cache is numba's (see
+units' passes over a chunk's own columns, each pairing in a process of its
+own, as many at once as ``n_jobs`` allows (the command's ``--n-jobs``,
+every core by default). The cache is numba's (see
 ``_kernels._jit``): the package's ``__pycache__`` folders, or ``NUMBA_CACHE_DIR``
 when set, which the processes that train must then see too. Machine code is
 compiled for the CPU it runs on: build on the kind of machine that trains.
 """
 
 import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from functools import partial
+from multiprocessing import get_context
 
 import numpy as np
 import scipy.sparse as sp
+from joblib import effective_n_jobs
 
 from . import SketchedOnlineClassifier
 from .sketches import SKETCHES
@@ -39,19 +44,47 @@ def pairings():
             yield name, sketch
 
 
-def compile_kernels(learners=None, sketches=tuple(SKETCHES), log=None):
+def compile_kernels(learners=None, sketches=tuple(SKETCHES), log=None, n_jobs=None):
     """Train each pairing of ``learners`` (default: :func:`pairings`) and each
     sketch of ``sketches`` on a few rows, so that numba compiles (or loads
-    from its cache) every kernel they call."""
+    from its cache) every kernel they call.
+
+    With ``n_jobs`` other than 1 (-1: every core, joblib's convention) each
+    pairing compiles in a process of its own, that many at once (each peaks
+    at about 0.7 GB): the compile of one kernel is single-threaded, and the
+    cache takes concurrent writers (see ``_kernels._jit``).
+    """
     log = partial(print, flush=True) if log is None else log
     start = time.perf_counter()
+    learners = list(pairings() if learners is None else learners)
+    n_jobs = min(effective_n_jobs(n_jobs), len(learners) + 1)
+    if n_jobs == 1:
+        train_pairings(learners, sketches, log)
+    else:
+        # spawned, as joblib's workers are: a fork of a process whose threads
+        # run numba's compiler may inherit its lock held
+        with ProcessPoolExecutor(n_jobs, mp_context=get_context("spawn")) as pool:
+            # the longest compiles first (SON's pairings come first), so they overlap
+            jobs = [pool.submit(train_pairings, [pairing], ()) for pairing in learners]
+            jobs.append(pool.submit(train_pairings, [], sketches))
+            for job in as_completed(jobs):
+                for line in job.result():
+                    log(line)
+    log(f"compiled in {time.perf_counter() - start:.1f} s")
+
+
+def train_pairings(learners, sketches, log=None):
+    """Train ``learners`` and fit ``sketches`` on a few rows; returns the lines
+    logged (given to ``log`` as they come, when given)."""
+    lines = []
+    log = lines.append if log is None else log
     rng = np.random.default_rng(0)
     X = rng.standard_normal((40, 12))  # more features than any default sketch's size
     y = (X[:, 0] + X[:, 1] > 0).astype(int)
     # two non-zeros a row of 2,000: rows that take SON's sparse form
     wide = sp.random(40, 2_000, density=1e-3, format="csr", random_state=0) + sp.csr_matrix(
         (np.ones(40), (np.arange(40), np.zeros(40, dtype=int))), shape=(40, 2_000))
-    for rule, sketch in pairings() if learners is None else learners:
+    for rule, sketch in learners:
         began = time.perf_counter()
         model = SketchedOnlineClassifier(rule, sketch=sketch, random_state=0).fit(X, y)
         model.score(X, y)
@@ -60,4 +93,4 @@ def compile_kernels(learners=None, sketches=tuple(SKETCHES), log=None):
         log(f"{rule} over {sketch}: {time.perf_counter() - began:.1f} s")
     for sketch in sketches:
         SKETCHES[sketch]().fit(X)
-    log(f"compiled in {time.perf_counter() - start:.1f} s")
+    return lines

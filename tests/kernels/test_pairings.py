@@ -86,9 +86,12 @@ print(json.dumps([sum(kernel.stats.cache_hits.values()), sum(kernel.stats.cache_
 
 
 @pytest.mark.slow
-def test_compiling_ahead_lets_a_later_process_start_from_the_cache(tmp_path):
-    compile_ahead = ("from sklearn_sketchlearn._compile import compile_kernels; "
-                     "compile_kernels([('ogd', None)])")  # and every sketch
+@pytest.mark.parametrize("call", ["compile_kernels([('ogd', None)])",  # and every sketch
+                                  # two spawned processes, one training OGD
+                                  "compile_kernels([('ogd', None)], sketches=(), n_jobs=2)"],
+                         ids=["one-process", "n_jobs=2"])
+def test_compiling_ahead_lets_a_later_process_start_from_the_cache(tmp_path, call):
+    compile_ahead = f"from sklearn_sketchlearn._compile import compile_kernels; {call}"
     out, _ = fresh_process(compile_ahead, [], tmp_path)
     assert "ogd over None" in out and "compiled in" in out
     out, stderr = fresh_process(TRAIN, [], tmp_path)
