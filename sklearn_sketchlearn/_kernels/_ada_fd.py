@@ -229,8 +229,8 @@ def ada_fd_pass(kind, chunk, state, params, decisions):
         (:func:`missed_per_direction`); Oja's directions then also turn by
         their own curvature (:func:`oja_small_update`), as under SON's
         adaptive ridge: the paper's ``Gamma = gamma I`` turns them by about
-        ``gamma |g|^2`` radians, and the loss's slope on an outlier is in the
-        thousands.
+        ``gamma |g|^2`` radians, and the loss's slope on a row with an
+        outlier can be 1e5.
     decisions : ndarray of shape (n_samples,)
         Filled with each example's prediction before it is learned.
 

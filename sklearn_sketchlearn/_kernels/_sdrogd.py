@@ -204,6 +204,8 @@ def sdrogd_pass(kind, chunk, state, params, decisions):
         if kind != NO_SKETCH and kind != EXACT:
             n_rows = counts[0] if kind == FREQUENT_DIRECTIONS else capacity
             matvec(rows, n_rows, x, projected)
+            # Oja's directions turn by their own curvature: the sketch does not
+            # depend on the scale of the sample weights
             n_rows = sketch_append(kind, rows, gram, eigenvalues, factor, counts,
                                    np.sqrt(weight), x, dot(x, x), projected, ghat, work,
                                    oja_eta0, oja_constant, True)
