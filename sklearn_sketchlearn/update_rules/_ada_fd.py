@@ -52,10 +52,10 @@ class AdaFD(BaseUpdateRule):
         the gradients off their rows, ``sum_s (|g_s|^2 - |P_s g_s|^2)`` (``P_s``
         the projection onto the sketch's rows before ``g_s``), spread over the
         ``min(d, t) - m`` directions that can hold it, but over at least half
-        of all ``min(d, t)`` (SON's adaptive ridge), and Oja's directions turn
-        by their own curvature, ``Gamma_i = gamma_t / max(Lambda_i, gamma_t
-        |g_t|^2)``, rather than by ``gamma_t``, which is not unit-free (as
-        under SON's adaptive ridge); the exact sketch misses nothing.
+        of all ``min(d, t)``; and, as under SON's adaptive ridge, Oja's
+        directions turn by their own curvature, ``Gamma_i = gamma_t /
+        max(Lambda_i, gamma_t |g_t|^2)``, rather than by ``gamma_t``, which is
+        not unit-free; the exact sketch misses nothing.
         ``'fixed'`` is the paper's ``delta I + (S^T S)^{1/2}`` over Oja's
         ``Gamma = gamma_t I``.
     feature_scaling : {'standardize'} or None, default='standardize'
