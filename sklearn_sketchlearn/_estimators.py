@@ -159,8 +159,8 @@ class _BaseSketchedOnline(BaseEstimator):
         states = [rule._allocate(sketch, size, loss, rng, n_outputs) for _ in range(n_problems)]
         self._state = {key: np.stack([state[key] for state in states]) for key in states[0]}
         self._units = None
-        # centring a sparse stream would make its rows dense
-        center = self.fit_intercept and not _units.is_sparse_data(X_raw)
+        center = _units.centres(X_raw, self.fit_intercept, rule._centers_sparse_rows,
+                                self._BLOCK_SIZE)
         if (rule._running_units and rule.feature_scaling == "standardize"
                 and rule._needs_units(center)):
             self._units = _units.new_units(n_features, center, rule._centers_mostly_zero)

@@ -10,9 +10,10 @@ and standard deviation of the feature and ``s_y`` the root mean square of the
 targets over the examples seen so far, the current chunk's included (as a
 ``StandardScaler`` refitted on the stream before each chunk would give),
 weighted by the sample weights. Without
-an intercept, or when the stream starts with sparse rows (:func:`is_sparse_data`),
-features are not centred (``c_j = 0``), as centring would make every sparse
-row dense, and ``s_j`` is the root mean square of the feature's non-zero
+an intercept, or when the stream starts with sparse rows (:func:`is_sparse_data`)
+that the rule keeps sparse or that are too wide (:func:`centres`), features
+are not centred (``c_j = 0``), as centring would make every sparse row dense,
+and ``s_j`` is the root mean square of the feature's non-zero
 values, its magnitude where it occurs (over all rows, a rare feature would be
 fed at ``1 / sqrt(p)`` times it, ``p`` its frequency), as SON's units are.
 The diagonal rules (OGD, AdaGrad) do not centre a feature that is zero in
@@ -73,6 +74,24 @@ DENSE_ENOUGH = 0.5
 # A variance below this fraction of the squared mean is a constant feature's
 # rounding noise (the mean of n equal numbers is off by ~n eps).
 _CONSTANT = 1e-20
+
+
+# A rule that reads every row densely anyway (``_centers_sparse_rows``)
+# centres a sparse stream when a block of its rows, densified, holds at most
+# this many floats (256 MB: 8,192 rows of up to 4,096 features)
+CENTRED_SPARSE_FLOATS = 2**25
+
+
+def centres(X, fit_intercept, centers_sparse_rows, block_rows):
+    """Whether a stream that starts with ``X`` is centred: with an intercept,
+    unless its rows are sparse (:func:`is_sparse_data`) and the rule keeps
+    them sparse, or ``block_rows`` of them densified would pass
+    :data:`CENTRED_SPARSE_FLOATS`."""
+    if not fit_intercept:
+        return False
+    if not is_sparse_data(X):
+        return True
+    return centers_sparse_rows and block_rows * X.shape[1] <= CENTRED_SPARSE_FLOATS
 
 
 def is_sparse_data(X):
@@ -177,7 +196,8 @@ def observe(units, X, y=None, sample_weight=None):
 
     A centred stream merges chunk statistics by Chan et al.'s pairwise
     update, which keeps the variance of a feature with a large offset exact;
-    its CSR chunks are densified, as the centred rows fed to the rule are.
+    its CSR chunks are densified a block of rows at a time, as the centred
+    rows fed to the rule are (see :func:`centres`)
     """
     weights = np.ones(X.shape[0]) if sample_weight is None else sample_weight
     n = float(weights.sum())
@@ -189,16 +209,25 @@ def observe(units, X, y=None, sample_weight=None):
         X = X.tocsr(copy=True)
         X.sum_duplicates()
     if units["center_features"]:
+        # CSR rows are densified a block at a time (see centres)
+        block = CENTRED_SPARSE_FLOATS // max(X.shape[1], 1) if sp.issparse(X) else X.shape[0]
         count = units["count"]
-        dense = X.toarray() if sp.issparse(X) else X
         mean, deviations = np.empty(X.shape[1]), np.empty(X.shape[1])
-        weighted_moments(dense, weights, mean, deviations,
-                         units.get("nonzero_weight", np.empty(0)))
-        count_stood_out(dense, weights, units["mean"], units["squared_deviations"], count,
-                        units["stood_out"])
-        delta = mean - units["mean"]
-        units["mean"] += delta * (n / (count + n))
-        units["squared_deviations"] += deviations + delta * delta * (count * n / (count + n))
+        for begin in range(0, X.shape[0], max(block, 1)):
+            rows = X[begin:begin + block]
+            rows = rows.toarray() if sp.issparse(rows) else rows
+            part = weights[begin:begin + block]
+            m = float(part.sum())
+            if m == 0.0:
+                continue
+            weighted_moments(rows, part, mean, deviations,
+                             units.get("nonzero_weight", np.empty(0)))
+            count_stood_out(rows, part, units["mean"], units["squared_deviations"], count,
+                            units["stood_out"])
+            delta = mean - units["mean"]
+            units["mean"] += delta * (m / (count + m))
+            units["squared_deviations"] += deviations + delta * delta * (count * m / (count + m))
+            count += m
     elif sp.issparse(X):
         finite = observe_nonzeros(X.indptr, X.indices, X.data, weights, units["squares"],
                                   units["nonzero_weight"], units["nonzeros"])

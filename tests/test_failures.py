@@ -16,6 +16,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from sklearn_sketchlearn import SketchedOnlineClassifier, SketchedOnlineRegressor
 from sklearn_sketchlearn._kernels._son_sparse import REFRESHES, catch_up_all
+from sklearn_sketchlearn._units import CENTRED_SPARSE_FLOATS
 from sklearn_sketchlearn.sketches import SKETCHES, OjaSketch
 from sklearn_sketchlearn.update_rules import (
     SDROGD,
@@ -276,8 +277,9 @@ def test_a_failed_csr_call_restores_the_running_units_it_updated_in_place(rule, 
     # a CSR call of a stream that is not centred updates the statistics and
     # units of its own features in place (and AdaGrad saves only those
     # features of its state): a failure must put both back, whether it came
-    # while observing the chunk or after the units and the state had moved
-    X, y = sparse_stream()
+    # while observing the chunk or after the units and the state had moved.
+    # ADA-FD and SDROGD centre sparse rows up to CENTRED_SPARSE_FLOATS a block
+    X, y = sparse_stream(d=CENTRED_SPARSE_FLOATS // SketchedOnlineClassifier._BLOCK_SIZE + 1)
     model = SketchedOnlineClassifier(rule, sketch="auto" if rule.__class__ is not AdaFD
                                      else "fast_fd", random_state=0)
     model.partial_fit(X[:200], y[:200], classes=[0, 1])

@@ -47,7 +47,12 @@ def affine_map(a, b, fit_intercept=True):
 
 @pytest.mark.parametrize("sparse", [False, True])
 @pytest.mark.parametrize("center", [True, False])
-def test_observe_merges_chunks_into_the_statistics_of_the_stream(sparse, center):
+@pytest.mark.parametrize("block_floats", [_units.CENTRED_SPARSE_FLOATS, 28],
+                         ids=["one block", "blocks of 7 rows"])
+def test_observe_merges_chunks_into_the_statistics_of_the_stream(sparse, center, block_floats,
+                                                                  monkeypatch):
+    # a centred CSR chunk is densified a block of rows at a time
+    monkeypatch.setattr(_units, "CENTRED_SPARSE_FLOATS", block_floats)
     rng = np.random.default_rng(0)
     # a large offset on one feature: the naive E[x^2] - E[x]^2 would lose it all
     X = rng.standard_normal((250, 4)) * [1.0, 1e-3, 1e3, 2.0] + [0.0, 1e8, 5.0, -3.0]
@@ -402,6 +407,40 @@ def test_csr_of_dense_data_is_centred(problem):
     assert models[0]._units["center_features"]
     np.testing.assert_allclose(models[0]._units["center"], X.mean(axis=0), rtol=1e-9)
     np.testing.assert_allclose(models[0].coef_, models[1].coef_, rtol=1e-9, atol=1e-12)
+
+
+def one_hot_rows(n=600, seed=0):
+    """Five categorical columns one-hot encoded beside three numeric ones:
+    CSR rows with 8 of their 100 entries stored."""
+    rng = np.random.default_rng(seed)
+    columns = [np.eye(k)[rng.integers(0, k, size=n)] for k in (3, 7, 15, 25, 47)]
+    X = np.hstack(columns + [rng.standard_normal((n, 3))])
+    return X, (X @ rng.standard_normal(X.shape[1]) > 0).astype(int)
+
+
+@pytest.mark.parametrize("rule", ["ada_fd", "sdrogd"])
+def test_full_matrix_rules_centre_sparse_rows_as_their_dense_form(rule):
+    # ADA-FD and SDROGD read every row densely anyway: a stream of one-hot CSR
+    # rows is centred and learns the model of the same rows dense (not
+    # centred, SDROGD reached 0.600 where it reaches 0.763 dense)
+    X, y = one_hot_rows()
+    assert _units.is_sparse_data(sp.csr_matrix(X))
+    models = [stream(SketchedOnlineClassifier(rule, random_state=0), rows, y, [0, 1])
+              for rows in (X, sp.csr_matrix(X))]
+    assert models[1]._units["center_features"]
+    np.testing.assert_allclose(models[1]._units["mean"], X.mean(axis=0), rtol=1e-12)
+    np.testing.assert_allclose(models[1].coef_, models[0].coef_, rtol=1e-12, atol=1e-14)
+
+
+def test_wide_sparse_rows_are_not_centred(monkeypatch):
+    # ... unless a block of them densified would pass CENTRED_SPARSE_FLOATS
+    X, y = one_hot_rows()
+    floats = SketchedOnlineClassifier._BLOCK_SIZE * X.shape[1]
+    for limit, centred in [(floats, True), (floats - 1, False)]:
+        monkeypatch.setattr(_units, "CENTRED_SPARSE_FLOATS", limit)
+        model = SketchedOnlineClassifier("ada_fd", random_state=0).fit(sp.csr_matrix(X), y)
+        assert model._units["center_features"] == centred
+    np.testing.assert_array_equal(model._units["center"], 0.0)
 
 
 def stood_out_by_definition(X, weights):

@@ -109,6 +109,7 @@ class AdaFD(BaseUpdateRule):
     _default_sketch = "fast_fd"
     _sketch_use = "required"
     _running_units = True
+    _centers_sparse_rows = True  # the kernel reads every row densely
 
     def __init__(self, eta0=0.1, *, delta=1.0, form="mirror", ridge="adaptive",
                  feature_scaling="standardize"):

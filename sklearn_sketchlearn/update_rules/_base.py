@@ -103,6 +103,7 @@ class BaseUpdateRule(BaseEstimator):
     _joint_multiclass = False
     _running_units = False
     _centers_mostly_zero = True
+    _centers_sparse_rows = False
 
     def _needs_units(self, center):
         """Whether a rule with ``_running_units`` learns in the estimator's running

@@ -122,6 +122,7 @@ class SDROGD(BaseUpdateRule):
     _joint_multiclass = True
     _default_loss = "hinge"
     _running_units = True
+    _centers_sparse_rows = True  # the kernel reads every row densely
 
     def __init__(
         self, alpha=0.125, *, within_class_weight=0.5, batch_size=60, learning_rate="inverse_t",
