@@ -197,7 +197,7 @@ def observe(units, X, y=None, sample_weight=None):
     A centred stream merges chunk statistics by Chan et al.'s pairwise
     update, which keeps the variance of a feature with a large offset exact;
     its CSR chunks are densified a block of rows at a time, as the centred
-    rows fed to the rule are (see :func:`centres`)
+    rows fed to the rule are (see :func:`centres`).
     """
     weights = np.ones(X.shape[0]) if sample_weight is None else sample_weight
     n = float(weights.sum())

@@ -87,7 +87,10 @@ class BaseUpdateRule(BaseEstimator):
       when they move: see :mod:`sklearn_sketchlearn._units`; SON keeps its
       own running units in its kernel; :meth:`_needs_units` may decline
       them for a stream that is not centred; ``_centers_mostly_zero``: whether
-      a feature zero in most examples is centred in a centred stream);
+      a feature zero in most examples is centred in a centred stream;
+      ``_centers_sparse_rows``: whether a stream that starts with sparse rows
+      is centred, for a rule that reads every row densely anyway, see
+      :func:`~sklearn_sketchlearn._units.centres`);
     * :meth:`_prepare`, called once on the fitted copy: raises a
       ``ValueError`` for pairings that make no sense (before any state exists)
       and resolves data-dependent defaults;
