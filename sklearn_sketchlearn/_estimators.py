@@ -624,11 +624,16 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         and for SON the exact sketch up to 64 weights (features and
         intercept), where it costs no more than ``'fast_fd'`` and misses
         nothing, ``'fast_fd'`` beyond.
-    loss : {'auto', 'squared_hinge', 'hinge', 'log_loss', 'squared_error'}, default='auto'
+    loss : {'auto', 'modified_huber', 'squared_hinge', 'hinge', 'log_loss', \
+'squared_error'}, default='auto'
         The loss, on targets in {-1, +1} for each binary problem.
         ``'squared_error'`` is ``(p - y)^2`` as in the SON and RFD papers.
-        ``'auto'`` is the loss the update rule is defined for: the hinge for
-        SDROGD, the squared hinge for the others. Over more than two classes
+        ``'modified_huber'`` is the squared hinge whose slope stops growing
+        past margin -1 (``-4 y p`` there), as in ``SGDClassifier``: SON's
+        Newton step then moves such an example's margin by at most 2, so that
+        a few huge outliers cannot take over the weights. ``'auto'`` is the
+        loss the update rule is defined for: the hinge for SDROGD, the
+        squared hinge for the others. Over more than two classes
         ``'log_loss'`` is the multinomial log loss (see above).
     fit_intercept : bool, default=True
         Whether to fit an intercept, as the weight of a constant feature (so it

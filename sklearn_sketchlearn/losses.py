@@ -66,11 +66,15 @@ class Loss:
         ``C <= 1``, where it equals the squared loss on {-1, +1} targets; for
         ``C > 1`` the flat part lowers it to ``(3C - 1) / (8 C^2 (C + 1))``,
         the worst pair ``a = -C y``, ``b = C y``. Log loss:
-        ``min l'' / max l'^2 = exp(-bound)``. Hinge, absolute and
+        ``min l'' / max l'^2 = exp(-bound)``. Modified Huber: the squared
+        hinge's for ``C <= 1``, 0 beyond (it is linear past ``y p = -1``).
+        Hinge, absolute and
         epsilon-insensitive losses: 0 (no curvature guarantee).
         """
         if self.code == _losses.SQUARED_ERROR:
             return 1.0 / (2.0 * (bound + max(bound, 1.0)) ** 2)
+        if self.code == _losses.MODIFIED_HUBER:  # linear past y p = -1
+            return 1.0 / (2.0 * (bound + 1.0) ** 2) if bound <= 1.0 else 0.0
         if self.code == _losses.SQUARED_HINGE:
             if bound <= 1.0:
                 return 1.0 / (2.0 * (bound + 1.0) ** 2)
@@ -85,6 +89,7 @@ LOSSES = {
     for loss in [
         Loss("hinge", _losses.HINGE, "classification"),
         Loss("squared_hinge", _losses.SQUARED_HINGE, "classification", has_curvature=True),
+        Loss("modified_huber", _losses.MODIFIED_HUBER, "classification", has_curvature=True),
         Loss("log_loss", _losses.LOG_LOSS, "classification", probabilistic=True,
              has_curvature=True),
         Loss("squared_error", _losses.SQUARED_ERROR, "both", has_curvature=True),

@@ -10,6 +10,9 @@ P = np.linspace(-3, 3, 601)
 CLOSED_FORMS = {
     "hinge": lambda p, y: np.maximum(0, 1 - y * p),
     "squared_hinge": lambda p, y: np.maximum(0, 1 - y * p) ** 2,
+    # scikit-learn's SGDClassifier(loss="modified_huber")
+    "modified_huber": lambda p, y: np.where(y * p < -1, -4 * y * p,
+                                            np.maximum(0, 1 - y * p) ** 2),
     "log_loss": lambda p, y: np.log(1 + np.exp(-y * p)),
     "squared_error": lambda p, y: (p - y) ** 2,
     "absolute_error": lambda p, y: np.abs(p - y),
@@ -60,9 +63,10 @@ def test_curvature_satisfies_son_assumption_2(name, bound):
         assert np.all(remainder >= sigma * curvature_term - 1e-12)
         active = curvature_term > 1e-9
         ratios.append(np.min(remainder[active] / curvature_term[active]))
-    if name in ("squared_error", "squared_hinge"):
-        # the constant is the best possible: attained at grid end points
-        assert min(ratios) == pytest.approx(sigma, rel=1e-6)
+    if name in ("squared_error", "squared_hinge", "modified_huber"):
+        # the constant is the best possible: attained at grid end points (0
+        # for the modified Huber loss past margin -1, where it is linear)
+        assert min(ratios) == pytest.approx(sigma, rel=1e-6, abs=1e-9)
     if name == "log_loss":
         assert sigma > 0
 
@@ -87,3 +91,21 @@ def test_log_loss_newton_curvature_caps_a_mistakes_step():
         np.testing.assert_allclose(curvature[right], (q * one_minus_q)[right], rtol=1e-12)
         assert np.all(slope / curvature <= LOG_LOSS_MAX_STEP * (1 + 1e-12))
         assert np.max(slope / curvature) > 0.99 * LOG_LOSS_MAX_STEP  # the cap binds
+
+
+def test_modified_huber_newton_step_moves_a_margin_by_at_most_two():
+    # the squared hinge's curvature 2 on the margin's wrong side, with a slope
+    # that stops growing at 4 past margin -1: a Newton step -l' / l'' along the
+    # example's own direction moves its margin by 1 - margin up to margin -1,
+    # and by 2 beyond (the squared hinge's would fit any outlier's margin)
+    from sklearn_sketchlearn._kernels._losses import MODIFIED_HUBER, loss_curvature
+
+    loss = LOSSES["modified_huber"]
+    margins = np.linspace(-1e6, 0.999, 2001)
+    for y in (-1.0, 1.0):
+        p = margins * y
+        curvature = np.array([loss_curvature(MODIFIED_HUBER, pi, y) for pi in p])
+        np.testing.assert_array_equal(curvature, 2.0)
+        step = -loss.derivative(p, y) / curvature * y  # the margin's move
+        np.testing.assert_allclose(step, np.minimum(1.0 - margins, 2.0), rtol=1e-12)
+    assert loss_curvature(MODIFIED_HUBER, 1.5, 1.0) == 0.0  # past the margin: flat

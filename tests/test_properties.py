@@ -22,7 +22,8 @@ from sklearn_sketchlearn import SketchedOnlineClassifier, SketchedOnlineRegresso
 from sklearn_sketchlearn.sketches import SKETCHES
 from sklearn_sketchlearn.update_rules import UPDATE_RULES
 
-CLASSIFIER_LOSSES = ("auto", "squared_hinge", "hinge", "log_loss", "squared_error")
+CLASSIFIER_LOSSES = (
+    "auto", "squared_hinge", "modified_huber", "hinge", "log_loss", "squared_error")
 REGRESSOR_LOSSES = ("squared_error", "absolute_error", "epsilon_insensitive")
 # SDROGD is defined for the hinge loss only (its 'auto'); the others are refused
 # before any state exists, which test_estimators covers.

@@ -11,6 +11,7 @@ LOG_LOSS = 2
 SQUARED_ERROR = 3
 ABSOLUTE_ERROR = 4
 EPSILON_INSENSITIVE = 5
+MODIFIED_HUBER = 6
 
 
 @jit
@@ -19,6 +20,11 @@ def loss_value(code, p, y, epsilon):
     if code == HINGE:
         return max(0.0, 1.0 - y * p)
     if code == SQUARED_HINGE:
+        margin = max(0.0, 1.0 - y * p)
+        return margin * margin
+    if code == MODIFIED_HUBER:
+        if y * p < -1.0:
+            return -4.0 * y * p
         margin = max(0.0, 1.0 - y * p)
         return margin * margin
     if code == LOG_LOSS:
@@ -40,6 +46,9 @@ def loss_derivative(code, p, y, epsilon):
         return -y if y * p < 1.0 else 0.0
     if code == SQUARED_HINGE:
         margin = 1.0 - y * p
+        return -2.0 * y * margin if margin > 0.0 else 0.0
+    if code == MODIFIED_HUBER:
+        margin = min(1.0 - y * p, 2.0)  # the slope stops growing past y p = -1
         return -2.0 * y * margin if margin > 0.0 else 0.0
     if code == LOG_LOSS:
         z = y * p
@@ -66,6 +75,10 @@ LOG_LOSS_MAX_STEP = 8.0
 def loss_curvature(code, p, y):
     """The curvature a Newton step uses: ``d^2 l / dp^2`` for the squared error
     and the squared hinge (0 beyond its margin); 0 for the losses without one.
+    The modified Huber loss keeps the squared hinge's 2 where its slope stops
+    growing (``y p < -1``, slope 4), so that a Newton step moves the margin of
+    an example far on the wrong side (an outlier's) by at most 2; its own 0
+    there would let that slope step through whatever ridge is left.
 
     For the log loss ``max(l''(p), |l'(p)| / LOG_LOSS_MAX_STEP)``: ``l''(p) =
     sigma(p) sigma(-p)`` vanishes on confident predictions, where a mistake
@@ -76,7 +89,7 @@ def loss_curvature(code, p, y):
     for confident margins to grow in one pass; the cap was chosen by the log
     loss of one pass over the 19 classification problems of
     ``benchmarks/defaults.py`` (the user guide's table)."""
-    if code == SQUARED_HINGE:
+    if code == SQUARED_HINGE or code == MODIFIED_HUBER:
         return 2.0 if y * p < 1.0 else 0.0
     if code == LOG_LOSS:
         z = y * p

@@ -69,7 +69,7 @@ class SketchedOnlineNewton(BaseUpdateRule):
     * ``curvature='auto'``: the loss's own curvature, ``g_hat = sqrt(s l''(p))
       x`` (Gauss-Newton; with the squared loss and the exact sketch this is
       recursive least squares, whose steps scale with ``y``) for the squared,
-      squared hinge and log losses; SON's ``g_hat = sqrt(sigma_t + eta_t) g``
+      squared hinge, modified Huber and log losses; SON's ``g_hat = sqrt(sigma_t + eta_t) g``
       for the others (a sample weight ``s`` has ``sigma_t = sigma / s``). A
       regressor with a loss of slope +-1 (absolute, epsilon-insensitive),
       whose steps would not scale with ``y``, learns ``(y - y_1) / u`` in the

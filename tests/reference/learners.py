@@ -111,12 +111,12 @@ class DenseSketch:
 def newton_curvature(loss, p, y, max_step=8.0):
     """The curvature SON's Newton step uses by default, written from its
     definition: l'' of (p - y)^2 and of the squared hinge (on the margin's wrong
-    side); for the log loss l''(p) = q (1 - q), q = 1 / (1 + exp(-p)), floored
-    at |l'(p)| / max_step, so that a step moves its example's margin by at most
-    max_step."""
+    side), whose 2 the modified Huber loss keeps where it turns linear; for the
+    log loss l''(p) = q (1 - q), q = 1 / (1 + exp(-p)), floored at |l'(p)| /
+    max_step, so that a step moves its example's margin by at most max_step."""
     if loss == "squared_error":
         return 2.0
-    if loss == "squared_hinge":
+    if loss in ("squared_hinge", "modified_huber"):
         return 2.0 if y * p < 1 else 0.0
     if loss == "log_loss":
         q = 1.0 / (1.0 + np.exp(-p))

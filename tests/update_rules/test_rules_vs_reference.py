@@ -107,6 +107,8 @@ SON_SETTINGS = {
     # the adaptive ridge and Gauss-Newton curvature of the defaults
     "adaptive-hinge2": dict(loss="squared_hinge", alpha=1e-3, bound=None, sigma=1.0,
                             feature_scaling=None),
+    "adaptive-modified-huber": dict(loss="modified_huber", alpha=1e-3, bound=None, sigma=1.0,
+                                    feature_scaling=None),
     "adaptive-log-projected": dict(loss="log_loss", alpha=0.1, bound=1.5, sigma=1.0,
                                    feature_scaling=None),
     # margins free: confident mistakes take the curvature's floor |l'| / 8
