@@ -68,8 +68,8 @@ class Loss:
         the worst pair ``a = -C y``, ``b = C y``. Log loss:
         ``min l'' / max l'^2 = exp(-bound)``. Modified Huber: the squared
         hinge's for ``C <= 1``, 0 beyond (it is linear past ``y p = -1``).
-        Hinge, absolute and
-        epsilon-insensitive losses: 0 (no curvature guarantee).
+        Hinge, absolute and epsilon-insensitive losses: 0 (no curvature
+        guarantee).
         """
         if self.code == _losses.SQUARED_ERROR:
             return 1.0 / (2.0 * (bound + max(bound, 1.0)) ** 2)

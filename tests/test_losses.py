@@ -71,18 +71,25 @@ def test_curvature_satisfies_son_assumption_2(name, bound):
         assert sigma > 0
 
 
+def newton_curvatures(code, p, y):
+    """The kernels' ``loss_curvature`` of loss ``code`` at each prediction ``p``."""
+    from sklearn_sketchlearn._kernels._losses import loss_curvature
+
+    return np.array([loss_curvature(code, value, y) for value in p])
+
+
 def test_log_loss_newton_curvature_caps_a_mistakes_step():
     # SON's Gauss-Newton curvature of the log loss: l'' = q (1 - q) where the
     # prediction is right, and on a confident mistake the floor |l'| / 8, so
     # that the step -l' / c along the example's own direction moves its margin
     # by at most 8 (l'' alone would give 1 / q -> inf)
-    from sklearn_sketchlearn._kernels._losses import LOG_LOSS, LOG_LOSS_MAX_STEP, loss_curvature
+    from sklearn_sketchlearn._kernels._losses import LOG_LOSS, LOG_LOSS_MAX_STEP
 
     loss = LOSSES["log_loss"]
     margins = np.linspace(-30, 30, 1201)
     for y in (-1.0, 1.0):
         p = margins * y
-        curvature = np.array([loss_curvature(LOG_LOSS, pi, y) for pi in p])
+        curvature = newton_curvatures(LOG_LOSS, p, y)
         q, one_minus_q = 1 / (1 + np.exp(-margins)), 1 / (1 + np.exp(margins))
         slope = np.abs(loss.derivative(p, y))
         expected = np.maximum(q * one_minus_q, slope / LOG_LOSS_MAX_STEP)
@@ -98,14 +105,14 @@ def test_modified_huber_newton_step_moves_a_margin_by_at_most_two():
     # that stops growing at 4 past margin -1: a Newton step -l' / l'' along the
     # example's own direction moves its margin by 1 - margin up to margin -1,
     # and by 2 beyond (the squared hinge's would fit any outlier's margin)
-    from sklearn_sketchlearn._kernels._losses import MODIFIED_HUBER, loss_curvature
+    from sklearn_sketchlearn._kernels._losses import MODIFIED_HUBER
 
     loss = LOSSES["modified_huber"]
     margins = np.linspace(-1e6, 0.999, 2001)
     for y in (-1.0, 1.0):
         p = margins * y
-        curvature = np.array([loss_curvature(MODIFIED_HUBER, pi, y) for pi in p])
+        curvature = newton_curvatures(MODIFIED_HUBER, p, y)
         np.testing.assert_array_equal(curvature, 2.0)
         step = -loss.derivative(p, y) / curvature * y  # the margin's move
         np.testing.assert_allclose(step, np.minimum(1.0 - margins, 2.0), rtol=1e-12)
-    assert loss_curvature(MODIFIED_HUBER, 1.5, 1.0) == 0.0  # past the margin: flat
+    assert newton_curvatures(MODIFIED_HUBER, [1.5], 1.0)[0] == 0.0  # past the margin: flat

@@ -69,8 +69,9 @@ class SketchedOnlineNewton(BaseUpdateRule):
     * ``curvature='auto'``: the loss's own curvature, ``g_hat = sqrt(s l''(p))
       x`` (Gauss-Newton; with the squared loss and the exact sketch this is
       recursive least squares, whose steps scale with ``y``) for the squared,
-      squared hinge, modified Huber and log losses; SON's ``g_hat = sqrt(sigma_t + eta_t) g``
-      for the others (a sample weight ``s`` has ``sigma_t = sigma / s``). A
+      squared hinge, modified Huber and log losses; SON's ``g_hat =
+      sqrt(sigma_t + eta_t) g`` for the others (a sample weight ``s`` has
+      ``sigma_t = sigma / s``). A
       regressor with a loss of slope +-1 (absolute, epsilon-insensitive),
       whose steps would not scale with ``y``, learns ``(y - y_1) / u`` in the
       running unit ``u``, the median of ``|y - y_1|`` tracked online (the
