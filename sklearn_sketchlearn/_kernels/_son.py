@@ -624,12 +624,6 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
         if adaptive and floats[3] == 0.0:
             slope = 0.0  # no curvature seen yet: no scale for a step
         appended = -1
-        # Under the adaptive ridge, Oja's sketch and no sketch step through A +
-        # g_hat g_hat^T (Sherman-Morrison: A^{-1} x / (1 + c^2 x^T A^{-1} x)):
-        # the curvature vector in full, as the exact sketch and FD's buffer hold
-        # it (and random projections, r g_hat^T, in expectation), where Oja's
-        # small turn holds little of it and no sketch none
-        own_curvature = c * c if adaptive else 0.0
         new_ridge = son_ridge(ridge_params, floats, n_features, n_directions, kind, counts,
                               eigenvalues)
         if kind == EXACT:
@@ -642,7 +636,13 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
         elif kind == NO_SKETCH:
             ridge = new_ridge
             if slope != 0.0:
-                x_coefficient += slope / (ridge + own_curvature * squared_norm)
+                # Under the adaptive ridge the step is through A + g_hat g_hat^T,
+                # (alpha_t + c^2 |x|^2)^{-1} x: the curvature vector in full, as
+                # the exact sketch and FD's buffer hold it (random projections,
+                # r g_hat^T, in expectation); over Oja's sketch the same step was
+                # no better on the defaults suite and worse on hashed text
+                own_curvature = c * c * squared_norm if adaptive else 0.0
+                x_coefficient += slope / (ridge + own_curvature)
         elif kind == FREQUENT_DIRECTIONS and c != 0.0 and n_rows + 1 == capacity:
             # The new row fills the buffer: apply the pending update with the
             # rows as they are, insert, shrink, and step with the rotated rows.
@@ -741,10 +741,9 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
             for j in range(n_rows):
                 projected[j] += row_shifts[j] * squared_norm
             if slope != 0.0:
-                grip = newton_coefficients(kind, ridge, cholesky, eigenvalues, factor, n_rows,
-                                           counts[0], projected, coefficients)
-                # ridge x^T A^{-1} x = |x|^2 + grip
-                step_scale = slope / (ridge + own_curvature * (squared_norm + grip))
+                step_scale = slope / ridge
+                newton_coefficients(kind, ridge, cholesky, eigenvalues, factor, n_rows,
+                                    counts[0], projected, coefficients)
                 folded = 0.0
                 for j in range(n_rows):
                     row_coefficients[j] += step_scale * coefficients[j]

@@ -95,11 +95,11 @@ class SketchedOnlineNewton(BaseUpdateRule):
       smaller ridge overshoots), and its directions turn by their own curvature,
       ``Gamma_i = gamma_t / max(Lambda_i, gamma_t |g_hat|^2)`` in place of the
       paper's ``gamma_t``, so that Oja's iteration does not depend on the scale
-      of ``g_hat`` (see ``oja_small_update``). Over Oja's sketch and no
-      sketch the step is through ``A_t + g_hat g_hat^T``, the example's own
-      curvature vector in full, as the exact sketch and FD's buffer hold it
-      when they step (random projections, ``S + r g_hat^T``, in
-      expectation). The exact sketch misses nothing
+      of ``g_hat`` (see ``oja_small_update``). With no sketch the step is
+      through ``A_t + g_hat g_hat^T``, the example's own curvature vector in
+      full, as the exact sketch and FD's buffer hold it when they step
+      (random projections, ``S + r g_hat^T``, in expectation). The exact
+      sketch misses nothing
       and keeps its ridge for good (changing it would cost a fresh ``O(d^3)``
       factorization):
       a prior worth ``alpha`` examples, ``alpha_t = alpha c_1^2`` with ``c_1^2

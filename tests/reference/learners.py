@@ -199,8 +199,8 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
     1)``, or for RFD its shift when that is smaller; the exact sketch's ridge is
     fixed by the first gradient ``c x``, ``alpha c^2`` (standardized) or ``alpha
     c^2 |x|^2 / d``; over Oja's sketch (``oja_floor``) the ridge is
-    at least half the least curvature held, ``t min Lambda / 2``, and over Oja
-    and no sketch the step is through ``A + g_hat g_hat^T``. ``gauss_newton``
+    at least half the least curvature held, ``t min Lambda / 2``, and with no
+    sketch the step is through ``A + g_hat g_hat^T``. ``gauss_newton``
     sketches ``sqrt(s l''(p)) x``. The loss is taken at ``p - offsets[t]``
     (zeros by default).
     ``standardize`` (True, or ``"scale"``: without centering, revisited on
@@ -307,7 +307,7 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
         if adaptive and n_sketched == 0:
             slope = 0.0  # no curvature seen yet
         u = w
-        if adaptive and sketch.kind in ("none", "oja"):
+        if adaptive and sketch.kind == "none":
             gram = gram + np.outer(ghat, ghat)  # the step holds g_hat in full, as FD's does
         if slope != 0:
             u = w - np.linalg.solve(ridge_of(shift) * np.eye(D) + gram, slope * x)
