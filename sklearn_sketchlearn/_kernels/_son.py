@@ -292,14 +292,13 @@ def standardize_example(x, raw, scale, floats, weights, scaling, center, rows, n
 
 
 @jit
-def fd_held_mass(gram, n_rows, projected, span, solved):
+def fd_held_mass(span, n_rows, projected, solved):
     """``x^T P x`` for ``P`` the projection onto the span of the FD rows, given
-    ``projected = rows x`` and ``gram = rows rows^T``: ``|L^{-1} p|^2`` for
-    ``L`` the Cholesky factor (into ``span``) of the Gram matrix of the rows
-    not spanned by the rows before them (a pivot at most ``1e-12`` of the
-    largest diagonal entry). What a curvature vector has outside the span is
-    what FD misses of it."""
-    cholesky_factor(gram, n_rows, span, 1e-12)
+    ``projected = rows x`` and ``span``, the Cholesky factor of the Gram matrix
+    of the rows not spanned by the rows before them (``cholesky_factor`` with a
+    pivot at most ``1e-12`` of the largest diagonal entry left out, or
+    :func:`fd_border_span`): ``|L^{-1} p|^2``, with ``solved = L^{-1} p``.
+    What a curvature vector has outside the span is what FD misses of it."""
     held = 0.0
     for j in range(n_rows):
         solved[j] = 0.0
@@ -311,6 +310,26 @@ def fd_held_mass(gram, n_rows, projected, span, solved):
         solved[j] = value / span[j, j]
         held += solved[j] * solved[j]
     return held
+
+
+@jit
+def fd_border_span(span, gram, n_rows, solved, c, squared_norm, held):
+    """Extend ``span`` (see :func:`fd_held_mass`) by the appended row ``c x``
+    in O(n_rows), from ``solved = L^{-1} rows x`` and ``held = x^T P x``: its
+    row of ``L`` is ``c solved`` and its pivot ``c^2 (|x|^2 - held)``, the
+    part of ``c x`` off the span; at most ``1e-12`` of the largest diagonal
+    entry of ``gram`` (which holds the new row), the row is left out, as
+    ``cholesky_factor`` would. The factor then need not be computed again
+    until a shrink or a move of the units changes the rows."""
+    largest = 0.0
+    for j in range(n_rows + 1):
+        largest = max(largest, gram[j, j])
+    pivot = c * c * (squared_norm - held)
+    spanned = pivot <= 1e-12 * largest
+    for j in range(n_rows):
+        span[n_rows, j] = 0.0 if spanned else c * solved[j]
+        span[j, n_rows] = 0.0
+    span[n_rows, n_rows] = 0.0 if spanned else np.sqrt(pivot)
 
 
 @jit
@@ -505,6 +524,8 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
     slot_coefficients = np.zeros(capacity)
     span = np.zeros((capacity, capacity) if kind == FREQUENT_DIRECTIONS else (0, 0))
     span_solved = np.zeros(capacity)
+    span_rows = -1  # the rows that ``span`` factors (-1: none, to be factored)
+    held = 0.0
     r = np.zeros(capacity)
     curvature = np.zeros((n_features, n_features) if kind == EXACT and scaling >= 2 else (0, 0))
     ridge = son_ridge(ridge_params, floats, n_features, n_directions, kind, counts, eigenvalues)
@@ -546,6 +567,7 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
             ridge = son_ridge(ridge_params, floats, n_features, n_directions, kind, counts,
                               eigenvalues)
         if sketch_moved:
+            span_rows = -1
             refresh_after_rescale(kind, n_rows, gram, factor, ridge, cholesky, dense,
                                   curvature, floats[6])
         if sparse:
@@ -614,9 +636,11 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
             elif scaling >= 2:
                 count_curvature(scale, c, x, cols, vals, nnz, False,
                                 fit_intercept and scaling == 2)
-            if kind == FREQUENT_DIRECTIONS:
-                held = fd_held_mass(gram, n_rows, projected, span,
-                                    span_solved) if n_rows else 0.0
+            if kind == FREQUENT_DIRECTIONS and adaptive:  # only this ridge reads the missed mass
+                if span_rows != n_rows:  # else kept current by fd_border_span
+                    cholesky_factor(gram, n_rows, span, 1e-12)
+                    span_rows = n_rows
+                held = fd_held_mass(span, n_rows, projected, span_solved)
                 floats[2] += max(mass - c * c * held, 0.0)
             else:
                 floats[2] += max(mass + c * c * correction, 0.0)
@@ -666,6 +690,7 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
                 delta, n_rows = fd_shrink(rows, gram, capacity, rank)
             counts[0] = n_rows
             floats[0] += delta
+            span_rows = -1
             ridge = son_ridge(ridge_params, floats, n_features, n_directions, kind, counts,
                               eigenvalues)
             cholesky[:] = 0.0
@@ -698,6 +723,9 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
                 else:
                     ridge = new_ridge
                     factor_with_ridge(gram, n_rows + 1, ridge, cholesky)
+                if adaptive:  # span factors the rows before c x (see above)
+                    fd_border_span(span, gram, n_rows, span_solved, c, squared_norm, held)
+                    span_rows = n_rows + 1
                 projected[n_rows] = c * squared_norm
                 appended = n_rows
                 counts[0] = n_rows + 1

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from sklearn_sketchlearn._kernels._cholesky import cholesky_factor, cholesky_solve
-from sklearn_sketchlearn._kernels._son import fd_held_mass
+from sklearn_sketchlearn._kernels._son import fd_border_span, fd_held_mass
 
 
 @pytest.mark.parametrize("n", [1, 2, 16, 200])
@@ -48,6 +48,32 @@ def test_a_gram_factor_leaves_out_the_rows_spanned_before_them():
 
     x = rng.standard_normal(10)
     projection = np.linalg.pinv(rows) @ rows
-    held = fd_held_mass(gram, 6, rows @ x, np.empty((6, 6)), np.empty(6))
+    held = fd_held_mass(factor, 6, rows @ x, np.empty(6))
     assert held == pytest.approx(x @ projection @ x, rel=1e-10)
     assert held < x @ x  # x has a part outside a span of 4 of 10 directions
+
+
+def test_bordering_the_span_factor_equals_factoring_the_gram_matrix_again():
+    """FD-SON keeps the factor of its rows' span across appends (fd_border_span):
+    after each appended row, spanned ones included, it must be the factor that
+    cholesky_factor computes from the Gram matrix, and the held mass the
+    projection's."""
+    rng = np.random.default_rng(5)
+    rows = rng.standard_normal((7, 12))
+    rows[3] = 0.5 * rows[0] - rows[2]  # spanned by rows before it: left out
+    rows[5] = 1e-9 * rows[1]  # a multiple of an earlier row, however small
+    gram = rows @ rows.T
+    span = np.zeros((7, 7))
+    solved = np.empty(7)
+    for n in range(7):
+        scale = 2.0 ** n  # appended as c x, with x the row over c
+        x = rows[n] / scale
+        held = fd_held_mass(span, n, rows[:n] @ x, solved)
+        if n:
+            projection = np.linalg.pinv(rows[:n], rcond=1e-8) @ rows[:n]
+            assert held == pytest.approx(x @ projection @ x, rel=1e-9, abs=1e-12 * (x @ x))
+        fd_border_span(span, gram, n, solved, scale, x @ x, held)
+        expected = np.full((7, 7), np.nan)
+        cholesky_factor(gram, n + 1, expected, 1e-12)
+        np.testing.assert_allclose(span[: n + 1, : n + 1], expected[: n + 1, : n + 1],
+                                   rtol=1e-9, atol=1e-12 * np.sqrt(gram.max()))
