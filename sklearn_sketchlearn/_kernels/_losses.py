@@ -19,12 +19,9 @@ def loss_value(code, p, y, epsilon):
     """``l(p, y)``; ``epsilon`` is used by the epsilon-insensitive loss only."""
     if code == HINGE:
         return max(0.0, 1.0 - y * p)
-    if code == SQUARED_HINGE:
-        margin = max(0.0, 1.0 - y * p)
-        return margin * margin
-    if code == MODIFIED_HUBER:
-        if y * p < -1.0:
-            return -4.0 * y * p
+    if code == SQUARED_HINGE or code == MODIFIED_HUBER:
+        if code == MODIFIED_HUBER and y * p < -1.0:
+            return -4.0 * y * p  # linear past y p = -1
         margin = max(0.0, 1.0 - y * p)
         return margin * margin
     if code == LOG_LOSS:
@@ -44,11 +41,10 @@ def loss_derivative(code, p, y, epsilon):
     """``dl/dp`` (a subgradient where ``l`` has a kink: 0 at the kink)."""
     if code == HINGE:
         return -y if y * p < 1.0 else 0.0
-    if code == SQUARED_HINGE:
+    if code == SQUARED_HINGE or code == MODIFIED_HUBER:
         margin = 1.0 - y * p
-        return -2.0 * y * margin if margin > 0.0 else 0.0
-    if code == MODIFIED_HUBER:
-        margin = min(1.0 - y * p, 2.0)  # the slope stops growing past y p = -1
+        if code == MODIFIED_HUBER:
+            margin = min(margin, 2.0)  # the slope stops growing past y p = -1
         return -2.0 * y * margin if margin > 0.0 else 0.0
     if code == LOG_LOSS:
         z = y * p
