@@ -74,6 +74,7 @@ from ._son_sparse import (
     leave_sparse_form,
     load_sparse_example,
     oja_sparse_refresh,
+    prefetch_example,
     scale_finite,
     slot_to_buffer,
     sparse_products,
@@ -536,6 +537,7 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
         if sparse:
             nnz = load_sparse_example(row, data, indices, indptr, fit_intercept, n_features,
                                       cols, vals)
+            prefetch_example(cols, nnz, columns, weights, versions, units)
             catch_up_example(cols, nnz, columns, weights, versions, maps, folds, form)
         else:
             load_example(row, X, data, indices, indptr, is_sparse, fit_intercept, x)

@@ -24,6 +24,7 @@ import numpy as np
 
 from ._blas import SINGLE_THREAD_WORK, axpy, dot, matmul, matvec, rows_product_into
 from ._jit import jit
+from ._prefetch import prefetch
 from ._sketch_updates import FREQUENT_DIRECTIONS, OJA, oja_needs_refresh, shrink_coefficients
 from ._units import (
     feature_units,
@@ -567,6 +568,24 @@ def scale_finite(scale, cols, nnz):
         for k in range(scale.shape[0]):
             total += scale[k, cols[p]]
     return np.isfinite(total)
+
+
+@jit
+def prefetch_example(cols, nnz, columns, weights, versions, units):
+    """Ask for the lines of the state that the example's features read (the
+    column, weight, version and units of each; see ``_prefetch``) before its
+    work starts, so that their misses overlap."""
+    last = columns.shape[1] - 1
+    for p in range(nnz):
+        j = cols[p]
+        prefetch(columns, (j, 0))
+        prefetch(columns, (j, last))
+        prefetch(weights, j)
+        if versions.shape[0] > 0:
+            prefetch(versions, j)
+        if units.shape[1] > 0:
+            prefetch(units, (0, j))
+            prefetch(units, (units.shape[0] - 1, j))
 
 
 @jit

@@ -1,0 +1,43 @@
+"""The prefetch hint: it compiles for the arrays the sparse path reads and
+changes nothing, and a call it cannot serve is refused at compile time."""
+
+import numpy as np
+import pytest
+from numba import njit
+from numba.core.errors import TypingError
+
+from sklearn_sketchlearn._kernels._prefetch import prefetch
+
+
+@njit
+def prefetched_sum(vector, matrix, rows):
+    total = 0.0
+    for p in range(rows.shape[0]):
+        j = rows[p]
+        prefetch(vector, j)
+        prefetch(matrix, (j, matrix.shape[1] - 1))
+    for p in range(rows.shape[0]):
+        total += vector[rows[p]] + matrix[rows[p]].sum()
+    return total
+
+
+@pytest.mark.parametrize("transposed", [False, True])
+def test_prefetch_changes_no_value(transposed):
+    rng = np.random.default_rng(0)
+    vector = rng.standard_normal(1000)
+    matrix = rng.standard_normal((8, 1000)).T if transposed else rng.standard_normal((1000, 8))
+    rows = rng.integers(0, 1000, size=50).astype(np.int32)
+    before = (vector.copy(), matrix.copy())
+    expected = vector[rows].sum() + matrix[rows].sum()
+    assert prefetched_sum(vector, matrix, rows) == pytest.approx(expected, rel=1e-12)
+    np.testing.assert_array_equal(vector, before[0])
+    np.testing.assert_array_equal(matrix, before[1])
+
+
+def test_prefetch_refuses_indices_that_do_not_match_the_array():
+    @njit
+    def one_index_for_a_matrix(matrix):
+        prefetch(matrix, 0)
+
+    with pytest.raises(TypingError):
+        one_index_for_a_matrix(np.zeros((2, 2)))
