@@ -282,7 +282,12 @@ def push_change(maps, folds, form, rotation, sketch_weights):
     with one matrix product, ``P_v^T <- P_v^T R^T``, and their folds with one
     matrix-vector product, ``P_v^T b``: a small product per version (and its
     allocation) cost several times more, and Oja's sketch records up to two
-    changes an example."""
+    changes an example.
+
+    ``P_v^T R^T`` is zero past the last non-zero row of ``R`` (an FD shrink
+    keeps fewer than half its buffer's rows) and ``P_v^T`` itself where ``R``
+    is the identity (a fold): the product skips those columns, or is skipped.
+    """
     current = form[VERSION]
     n_slots = rotation.shape[0]
     if current > 0:
@@ -290,11 +295,26 @@ def push_change(maps, folds, form, rotation, sketch_weights):
         moved = np.empty(current * n_slots)
         matvec(kept, kept.shape[0], sketch_weights, moved)
         folds[:current] += moved.reshape((current, n_slots))
-        rows_product_into(kept, rotation.T, kept)
+        if not is_identity(rotation):
+            used = n_slots
+            while used > 0 and not np.any(rotation[used - 1] != 0.0):
+                used -= 1
+            rows_product_into(kept, rotation[:used].T, kept[:, :used])
+            kept[:, used:] = 0.0
     folds[current] = sketch_weights
     maps[current] = rotation.T
     form[VERSION] = current + 1
     sketch_weights[:] = 0.0
+
+
+@jit
+def is_identity(matrix):
+    """Whether the square ``matrix`` is exactly the identity."""
+    for i in range(matrix.shape[0]):
+        for k in range(matrix.shape[1]):
+            if matrix[i, k] != (1.0 if i == k else 0.0):
+                return False
+    return True
 
 
 @jit

@@ -7,7 +7,7 @@ import pytest
 import scipy.sparse as sp
 
 from sklearn_sketchlearn import SketchedOnlineClassifier, SketchedOnlineRegressor
-from sklearn_sketchlearn._kernels._son_sparse import REFRESHES, VERSION
+from sklearn_sketchlearn._kernels._son_sparse import REFRESHES, VERSION, push_change
 from sklearn_sketchlearn.sketches import (
     FrequentDirections,
     OjaSketch,
@@ -230,3 +230,28 @@ def test_fd_rewrites_every_column_lazily(chunk, monkeypatch):
     sparse.update_rule_._tidy(sparse._state)  # (what the next call does first)
     assert sparse._state["maps"].shape[1] == n_versions  # versions grown for a call go
     assert_same_model(dense, sparse)
+
+
+@pytest.mark.parametrize("kind", ["shrink", "fold", "full"])
+def test_push_change_composes_the_versions_kept(kind):
+    # each version v kept holds P_v^T and its fold; a change R moves them to
+    # P_v^T R^T and folds[v] + P_v^T b (push_change's docstring), whatever
+    # shortcut it takes: an FD shrink's R has zero rows past those it keeps,
+    # a fold's R is the identity
+    rng = np.random.default_rng(0)
+    n_slots, n_kept = 6, 3
+    rotation = {"shrink": np.vstack([rng.standard_normal((2, n_slots)),
+                                     np.zeros((n_slots - 2, n_slots))]),
+                "fold": np.eye(n_slots),
+                "full": rng.standard_normal((n_slots, n_slots))}[kind]
+    maps = rng.standard_normal((n_kept + 2, n_slots, n_slots))
+    folds = rng.standard_normal((n_kept + 2, n_slots))
+    form = np.zeros(VERSION + 1, dtype=np.int64)
+    form[VERSION] = n_kept
+    b = rng.standard_normal(n_slots)
+    expected_maps = [maps[v] @ rotation.T for v in range(n_kept)] + [rotation.T]
+    expected_folds = [folds[v] + maps[v] @ b for v in range(n_kept)] + [b]
+    push_change(maps, folds, form, rotation, b.copy())
+    assert form[VERSION] == n_kept + 1
+    np.testing.assert_allclose(maps[:n_kept + 1], expected_maps, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(folds[:n_kept + 1], expected_folds, rtol=1e-12, atol=1e-12)
