@@ -13,7 +13,15 @@ from sklearn.linear_model import Ridge
 from sklearn.preprocessing import StandardScaler
 
 from sklearn_sketchlearn import SketchedOnlineClassifier, SketchedOnlineRegressor, _units
-from sklearn_sketchlearn._kernels._units import ENTRY_EXAMPLES, RESCALE_TOLERANCE, feature_units
+from sklearn_sketchlearn._kernels._units import (
+    ENTRY_EXAMPLES,
+    RESCALE_TOLERANCE,
+    count_dense_example,
+    count_value,
+    feature_units,
+    set_units,
+    units_move,
+)
 from sklearn_sketchlearn.datasets import make_ill_conditioned_classification
 from sklearn_sketchlearn.sketches import (
     ExactSketch,
@@ -471,6 +479,44 @@ def test_centred_units_count_the_values_that_stood_out():
             feature_units(0, value, 1.0 / n, True, scale)
         assert scale[7, 0] - 1 == expected, (factor, offset)
     assert 0.5 < expected / np.count_nonzero(column) < 2.0  # about the non-zeros
+
+
+@pytest.mark.parametrize("center", [True, False], ids=["centred", "uncentred"])
+def test_a_dense_example_counts_as_its_values_one_at_a_time(center):
+    # standardize_example counts a dense example over arrays (count_dense_example)
+    # and revisits only the features it marks; the definition is feature_units
+    # on each value in turn, a zero skipped where it counts for nothing. Columns
+    # of mostly zeros, offsets, units from 1e-3 to 1e3 and a constant column
+    rng = np.random.default_rng(3)
+    n, d = 300, 12
+    X = rng.standard_normal((n, d)) * 10.0 ** rng.uniform(-3, 3, d) + rng.uniform(-5, 5, d)
+    X[:, :4] *= rng.random((n, 4)) < 0.1
+    X[:, 4] = 2.5
+    one_at_a_time, whole = np.zeros((8, d)), np.zeros((8, d))
+    raw, unsettled = np.empty(d), np.empty(d, dtype=bool)
+    for i, x in enumerate(X):
+        inverse_n = 1.0 / (i + 1)
+        expected = x.copy()
+        for j in range(d):
+            if x[j] == 0.0 and (not center or one_at_a_time[7, j] == 0.0):
+                continue
+            spread, mean = feature_units(j, x[j], inverse_n, center, one_at_a_time)
+            if spread > 0.0:
+                set_units(j, spread, mean, one_at_a_time)
+            expected[j] = (x[j] - one_at_a_time[3, j]) * one_at_a_time[6, j]
+        fed = x.copy()
+        count_dense_example(fed, raw, d, inverse_n, center, whole, unsettled)
+        for j in np.flatnonzero(unsettled):
+            if center and whole[7, j] == 0.0:
+                count_value(j, raw[j], inverse_n, center, whole)
+            spread, mean = units_move(j, inverse_n, center, whole)
+            if spread > 0.0:
+                set_units(j, spread, mean, whole)
+            fed[j] = (raw[j] - whole[3, j]) * whole[6, j]
+        np.testing.assert_array_equal(raw, x)
+        np.testing.assert_allclose(whole, one_at_a_time, rtol=1e-12, atol=0.0)
+        np.testing.assert_allclose(fed, expected, rtol=1e-12, atol=1e-15)
+    assert (one_at_a_time[0, 5:] > 0.0).all()  # the features took units
 
 
 @pytest.mark.parametrize("sparse", [False, True])

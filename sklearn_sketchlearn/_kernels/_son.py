@@ -83,11 +83,13 @@ from ._son_sparse import (
     units_by_feature,
 )
 from ._units import (
-    feature_units,
+    count_dense_example,
+    count_value,
     left_unit,
     move_curvature_totals,
     move_gram,
     set_units,
+    units_move,
     young_unit_grew,
 )
 
@@ -232,7 +234,7 @@ def least_held_curvature(kind, counts, eigenvalues):
 
 @jit
 def standardize_example(x, raw, scale, floats, weights, scaling, center, rows, n_rows, gram,
-                        dense, curvature):
+                        dense, curvature, unsettled):
     """Feed the example in the learner's units, in place.
 
     ``scaling`` 1 is SON's Section 5.2: ``x / sqrt(D_t)``, ``D_t`` the diagonal
@@ -259,7 +261,8 @@ def standardize_example(x, raw, scale, floats, weights, scaling, center, rows, n
     ridge stays isotropic) for the caller to refactor. The curvature seen,
     ``floats[1]``, moves exactly with the diagonal of ``sum g_hat g_hat^T`` and
     its column at the intercept (``scale[4]``, ``scale[5]``); the missed mass
-    keeps its share of it. Returns whether the sketch moved.
+    keeps its share of it. Returns whether the sketch moved. ``raw`` receives
+    the values as given; ``unsettled`` is scratch (see :func:`count_dense_example`).
     """
     n_seen = floats[5]
     if scaling == 1:
@@ -277,11 +280,14 @@ def standardize_example(x, raw, scale, floats, weights, scaling, center, rows, n
     # np.False_: a literal False would compile move_units twice (for Literal[bool] and bool)
     moved = curvature_ready = np.False_
     inverse_n = 1.0 / n_seen
+    count_dense_example(x, raw, n_features, inverse_n, center, scale, unsettled)
     for j in range(n_features):
-        value = x[j]
-        if value == 0.0 and (scaling == 3 or scale[7, j] == 0.0):
-            continue  # never non-zero yet, or (scale) a zero, whatever the units
-        spread, mean = feature_units(j, value, inverse_n, center, scale)
+        if not unsettled[j]:
+            continue
+        value = raw[j]
+        if center and scale[7, j] == 0.0:
+            count_value(j, value, inverse_n, center, scale)  # its first non-zero
+        spread, mean = units_move(j, inverse_n, center, scale)
         if spread > 0.0:
             curvature_ready = move_units(j, scale[0, j] / spread, (scale[3, j] - mean) / spread,
                                          bias, center, weights, scale, floats, rows, n_rows,
@@ -514,6 +520,7 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
         n_directions = rank
     x = np.empty(0 if sparse else n_features)
     raw = np.empty(n_features)
+    unsettled = np.empty(0 if sparse else n_features, dtype=np.bool_)
     cols = np.empty(n_features if sparse else 0, dtype=np.int64)
     vals = np.empty(n_features if sparse else 0)
     solved = np.empty(0 if sparse else n_features)
@@ -564,7 +571,7 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
             sketch_moved = standardize_example(x, raw, scale, floats, weights, scaling,
                                                fit_intercept, moving,
                                                min(n_rows, moving.shape[0]), gram, dense,
-                                               curvature)
+                                               curvature, unsettled)
         if scaling >= 2:  # the curvature totals may have moved with the units
             ridge = son_ridge(ridge_params, floats, n_features, n_directions, kind, counts,
                               eigenvalues)
