@@ -14,13 +14,26 @@ never faults and changes no value), which numba has no spelling for.
 from llvmlite import ir
 from numba import types
 from numba.core import cgutils
-from numba.extending import intrinsic
+from numba.extending import intrinsic, overload
+
+
+def prefetch(array, index):
+    """Bring the cache line of ``array[index]`` (``index`` an integer, or a
+    tuple of integers for a 2-D array) towards the core, for a read.
+
+    Run as Python (the kernels under ``NUMBA_DISABLE_JIT=1``, to debug them)
+    a hint has nothing to do; compiled, it is :func:`llvm_prefetch`.
+    """
+
+
+@overload(prefetch)
+def compiled_prefetch(array, index):
+    return lambda array, index: llvm_prefetch(array, index)
 
 
 @intrinsic
-def prefetch(typingctx, array, index):
-    """Bring the cache line of ``array[index]`` (``index`` an integer, or a
-    tuple of integers for a 2-D array) towards the core, for a read."""
+def llvm_prefetch(typingctx, array, index):
+    """``llvm.prefetch`` of ``array[index]``'s address (see :func:`prefetch`)."""
     if not isinstance(array, types.Array):
         return None
     if isinstance(index, types.Integer):

@@ -34,6 +34,16 @@ def test_prefetch_changes_no_value(transposed):
     np.testing.assert_array_equal(matrix, before[1])
 
 
+def test_prefetch_run_as_python_does_nothing():
+    # what the kernels call under NUMBA_DISABLE_JIT=1 (an intrinsic alone
+    # cannot run as Python, which stopped every sparse kernel there)
+    vector = np.arange(5.0)
+    assert prefetch(vector, 3) is None
+    assert prefetched_sum.py_func(vector, vector[:, np.newaxis],
+                                  np.array([1, 3])) == pytest.approx(8.0)
+    np.testing.assert_array_equal(vector, np.arange(5.0))
+
+
 def test_prefetch_refuses_indices_that_do_not_match_the_array():
     @njit
     def one_index_for_a_matrix(matrix):
