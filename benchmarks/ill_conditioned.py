@@ -62,7 +62,8 @@ def learners(m=10):
         "diagonal AdaGrad (log)": ([0.01, 0.03, 0.1, 0.3, 1], lambda e: SketchedOnlineClassifier(
             DiagonalAdaGrad(eta0=e, feature_scaling=None), loss="log_loss")),
         "OGD (log)": ([0.01, 0.03, 0.1, 0.3, 1], lambda e: SketchedOnlineClassifier(
-            OnlineGradientDescent(eta0=e, normalized=False, feature_scaling=None),
+            OnlineGradientDescent(eta0=e, learning_rate="invscaling", power_t=0.5,
+                              normalized=False, feature_scaling=None),
             loss="log_loss")),
     }
 

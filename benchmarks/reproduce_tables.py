@@ -210,7 +210,8 @@ def online_learners():
         "diagonal AdaGrad (log)": ([0.03, 0.1, 0.3, 1.0], lambda eta: SketchedOnlineClassifier(
             DiagonalAdaGrad(eta0=eta, delta=1e-6, feature_scaling=None), loss="log_loss")),
         "OGD (log)": ([0.1, 0.3, 1.0, 3.0], lambda eta: SketchedOnlineClassifier(
-            OnlineGradientDescent(eta0=eta, normalized=False, feature_scaling=None),
+            OnlineGradientDescent(eta0=eta, learning_rate="invscaling", power_t=0.5,
+                              normalized=False, feature_scaling=None),
             loss="log_loss")),
     }
 
@@ -335,7 +336,8 @@ def adafd_section(quick, log):
         learners[f"diagonal AdaGrad ({form})"] = lambda eta, form=form: regressor(
             DiagonalAdaGrad(eta0=eta, delta=1e-8, form=form, feature_scaling=None))
     learners["OGD"] = lambda eta: regressor(
-        OnlineGradientDescent(eta0=eta, normalized=False, feature_scaling=None))
+        OnlineGradientDescent(eta0=eta, learning_rate="invscaling", power_t=0.5,
+                              normalized=False, feature_scaling=None))
     learners["FD-SON, m=20"] = lambda eta: regressor(
         SketchedOnlineNewton(alpha=1.0 / eta, bound=None, **PAPER_SON),
         FrequentDirections(20, fast=True))

@@ -90,7 +90,8 @@ for form in ("mirror", "dual"):
     }
 learners["mirror"]["OGD"] = (
     lambda eta, delta: regressor(
-        OnlineGradientDescent(eta0=eta, normalized=False, feature_scaling=None)), [None])
+        OnlineGradientDescent(eta0=eta, learning_rate="invscaling", power_t=0.5,
+                              normalized=False, feature_scaling=None)), [None])
 learners["mirror"][f"FD-SON, m = {tau}"] = (lambda eta, delta: regressor(
     SketchedOnlineNewton(alpha=1.0 / eta, bound=None, ridge="fixed", curvature="gradient",
                          feature_scaling=None), FrequentDirections(tau, fast=True)),

@@ -162,7 +162,7 @@ class _BaseSketchedOnline(BaseEstimator):
         center = _units.centres(X_raw, self.fit_intercept, rule._centers_sparse_rows,
                                 self._BLOCK_SIZE)
         if (rule._running_units and rule.feature_scaling == "standardize"
-                and rule._needs_units(center)):
+                and rule._needs_units(center, is_classifier(self))):
             self._units = _units.new_units(n_features, center, rule._centers_mostly_zero)
         self._progressive_sums = np.zeros(3)  # weight, weighted loss, weighted mistakes
         self.t_ = 1

@@ -87,7 +87,8 @@ LEARNERS = {
                                            adaptive=True, gauss_newton=True, offsets=o)),
     "ogd": (OnlineGradientDescent(eta0=0.5, feature_scaling=None), None,
             lambda X, y, w, o: first_order(X, y, w, loss="log_loss", adaptive=False, eta0=0.5,
-                                           normalized=True, offsets=o)),
+                                           normalized=True, offsets=o,
+                                           learning_rate="adagrad_norm", power_t=0.75)),
 }
 
 

@@ -350,7 +350,8 @@ def test_ngs_largest_values_move_with_the_units(problem):
 
 
 @pytest.mark.parametrize(("rule", "sketch"), [("ada_fd", "fast_fd"), ("ada_fd", "rfd"),
-                                              ("ada_fd", "exact"), ("adagrad", None)])
+                                              ("ada_fd", "exact"), ("adagrad", None),
+                                              ("ogd", None)])
 def test_regression_predictions_scale_with_targets(rule, sketch):
     X, y = load_diabetes(return_X_y=True)
     predictions = [
@@ -359,6 +360,18 @@ def test_regression_predictions_scale_with_targets(rule, sketch):
         for factor in (1.0, 1e4)]
     np.testing.assert_allclose(predictions[1], predictions[0], rtol=1e-7)
     assert np.corrcoef(predictions[0], y[300:])[0, 1] > 0.5  # it learned
+
+
+def test_a_change_of_target_units_rescales_ogds_squared_slopes():
+    # OGD's step eta0 / (1 + sum l'^2 / d)^p follows no unit only if the slopes
+    # already summed are in the targets' new unit: each moved with them, times r
+    X, y = load_diabetes(return_X_y=True)
+    model = stream(SketchedOnlineRegressor("ogd", random_state=0), X[:300], y[:300])
+    before, scale = model._state["norm"][..., 1].copy(), model._units["target_scale"]
+    model._move_units(X[300:400], 10.0 * y[300:400], None)
+    r = scale / model._units["target_scale"]
+    assert 0.0 < r < 0.5 and np.all(before > 0.0)
+    np.testing.assert_allclose(model._state["norm"][..., 1], r**2 * before, rtol=1e-12)
 
 
 @pytest.mark.parametrize(("rule", "sketch"), [("son", "exact"), ("son", "oja"), ("son", None),

@@ -1,5 +1,6 @@
 """The first-order baselines of every paper: online gradient descent with
-``eta_t = eta0 / t^power_t`` and diagonal AdaGrad (ADA-DIAG), in composite
+``eta_t = eta0 / t^power_t`` or AdaGrad-Norm's ``eta0 / sqrt(1 + sum l'^2 / d)``,
+and diagonal AdaGrad (ADA-DIAG), in composite
 mirror descent or dual averaging form."""
 
 import numpy as np
@@ -25,15 +26,18 @@ def first_order_partial_fit(chunk, state, params, decisions):
     state : tuple
         ``(weights, gradient_sum, squared_sum, scale, norm)``, modified in place.
     params : tuple
-        ``(adaptive, dual, normalized, loss_code, epsilon, eta0, power_t, delta,
-        fit_intercept, t_start)``. AdaGrad: ``H = delta I + diag(sum
-        g^2)^{1/2}``, mirror ``beta -= eta0 H^{-1} g`` or dual ``beta = -eta0
-        H^{-1} sum g``. OGD: ``beta -= eta0 t^-power_t g``, or normalized (NG,
-        Ross, Mineiro & Langford, 2013): with ``s_j`` the largest ``|x_j|`` so
-        far (a weight is multiplied by ``(s_j / s'_j)^2`` when it grows to
-        ``s'_j``) and ``N = sum_t sum_j (x_tj / s_j)^2`` (``norm[0]``),
-        ``beta_j -= eta0 t^-power_t (t / N) g_j / s_j^2``: steps that do not
-        depend on the units of any feature.
+        ``(adaptive, dual, normalized, slope_steps, loss_code, epsilon, eta0,
+        power_t, delta, fit_intercept, t_start)``. AdaGrad: ``H = delta I +
+        diag(sum g^2)^{1/2}``, mirror ``beta -= eta0 H^{-1} g`` or dual ``beta
+        = -eta0 H^{-1} sum g``. OGD: ``beta -= eta_t g`` with ``eta_t = eta0
+        t^-power_t``, or with ``slope_steps`` AdaGrad-Norm's ``eta_t = eta0 /
+        sqrt(1 + sum_{s<=t} l'_s^2 / d)`` over the loss's slopes ``l'_s`` at
+        the predictions (their sum in ``norm[1]``; ``d`` the number of
+        weights); normalized (NG, Ross, Mineiro & Langford, 2013): with ``s_j``
+        the largest ``|x_j|`` so far (a weight is multiplied by ``(s_j /
+        s'_j)^2`` when it grows to ``s'_j``) and ``N = sum_t sum_j (x_tj /
+        s_j)^2`` (``norm[0]``), ``beta_j -= eta_t (t / N) g_j / s_j^2``: steps
+        that do not depend on the units of any feature.
     decisions : ndarray of shape (n_samples,)
         Filled with each example's prediction before it is learned.
 
@@ -44,8 +48,8 @@ def first_order_partial_fit(chunk, state, params, decisions):
     """
     X, data, indices, indptr, is_sparse, order, y, sample_weight, offsets = chunk
     weights, gradient_sum, squared_sum, scale, norm = state
-    (adaptive, dual, normalized, loss_code, epsilon, eta0, power_t, delta, fit_intercept,
-     t_start) = params
+    (adaptive, dual, normalized, slope_steps, loss_code, epsilon, eta0, power_t, delta,
+     fit_intercept, t_start) = params
     n_weights = weights.shape[0]
     x = np.empty(n_weights if not is_sparse else 0)
     start = stop = 0
@@ -79,7 +83,11 @@ def first_order_partial_fit(chunk, state, params, decisions):
                                                      epsilon)
         step = 0.0  # OGD's step
         if not adaptive:
-            step = eta0 * t ** (-power_t)
+            if slope_steps:
+                norm[1] += slope * slope
+                step = eta0 * (1.0 + norm[1] / n_weights) ** (-power_t)
+            else:
+                step = eta0 * t ** (-power_t)
             if normalized:
                 step *= t / norm[0] if norm[0] > 0.0 else 0.0
         if is_sparse:

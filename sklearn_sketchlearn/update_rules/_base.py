@@ -110,9 +110,10 @@ class BaseUpdateRule(BaseEstimator):
     _centers_mostly_zero = True
     _centers_sparse_rows = False
 
-    def _needs_units(self, center):
+    def _needs_units(self, center, is_classifier):
         """Whether a rule with ``_running_units`` learns in the estimator's running
-        units, on a stream centred (``center``) or not."""
+        units, on a stream centred (``center``) or not, in a classifier or a
+        regressor."""
         return True
 
     def _auto_sketch(self, n_weights):

@@ -433,15 +433,18 @@ def ada_ffd(X, y, sample_weight, *, tau, loss, eta, delta, dual, regularized=Fal
 
 @as_if_left_out
 def first_order(X, y, sample_weight, *, loss, adaptive, eta0, power_t=0.5, delta=1e-6,
-                dual=False, fit_intercept=True, epsilon=0.1, normalized=False, offsets=None):
-    """OGD (``eta0 / t^power_t``; NG's normalized steps if ``normalized``) or
-    diagonal AdaGrad, one example at a time; the loss at ``p - offsets[t]``."""
+                dual=False, fit_intercept=True, epsilon=0.1, normalized=False, offsets=None,
+                learning_rate="invscaling"):
+    """OGD (``eta0 / t^power_t``, or ``eta0 / (1 + sum of the squared slopes /
+    D)^power_t`` for ``learning_rate='adagrad_norm'``; NG's normalized steps if
+    ``normalized``) or diagonal AdaGrad, one example at a time; the loss at ``p
+    - offsets[t]``."""
     loss = LOSSES[loss]
     offsets = np.zeros(len(y)) if offsets is None else offsets
     n, d = X.shape
     D = d + fit_intercept
     beta, gradient_sum, squared_sum = np.zeros(D), np.zeros(D), np.zeros(D)
-    scale, N = np.zeros(D), 0.0
+    scale, N, slopes = np.zeros(D), 0.0, []
     predictions = np.empty(n)
     for t in range(n):
         x = np.append(X[t], 1.0) if fit_intercept else X[t].copy()
@@ -453,10 +456,14 @@ def first_order(X, y, sample_weight, *, loss, adaptive, eta0, power_t=0.5, delta
             seen = scale > 0
             N += np.sum((x[seen] / scale[seen]) ** 2)
         predictions[t] = beta @ x
-        g = sample_weight[t] * loss.derivative(predictions[t] - offsets[t], y[t],
-                                               epsilon) * x
+        slopes.append(sample_weight[t] * loss.derivative(predictions[t] - offsets[t], y[t],
+                                                         epsilon))
+        g = slopes[-1] * x
         if not adaptive:
-            step = eta0 * (t + 1) ** (-power_t)
+            if learning_rate == "adagrad_norm":
+                step = eta0 * (1.0 + np.sum(np.square(slopes)) / D) ** (-power_t)
+            else:
+                step = eta0 * (t + 1) ** (-power_t)
             if normalized:
                 seen = scale > 0
                 beta[seen] -= step * (t + 1) / N * g[seen] / scale[seen] ** 2

@@ -325,9 +325,13 @@ def test_ada_ffd_equals_ada_full_below_two_tau(form):
 
 @pytest.mark.parametrize(
     "rule, adaptive, dual",
-    [(OnlineGradientDescent(eta0=0.2, power_t=0.6, normalized=False, feature_scaling=None),
+    [(OnlineGradientDescent(eta0=0.2, learning_rate="invscaling", power_t=0.6, normalized=False,
+                            feature_scaling=None), False, False),
+     (OnlineGradientDescent(eta0=0.2, learning_rate="invscaling", power_t=0.6,
+                            feature_scaling=None), False, False),
+     (OnlineGradientDescent(eta0=0.2, power_t=0.6, normalized=False, feature_scaling=None),
       False, False),
-     (OnlineGradientDescent(eta0=0.2, power_t=0.6, feature_scaling=None), False, False),
+     (OnlineGradientDescent(eta0=0.2, feature_scaling=None), False, False),
      (DiagonalAdaGrad(eta0=0.3, delta=0.1, feature_scaling=None), True, False),
      (DiagonalAdaGrad(eta0=0.3, delta=0.1, form="dual", feature_scaling=None), True, True)],
 )
@@ -339,6 +343,7 @@ def test_first_order(data, rule, adaptive, dual, sparse):
         X, np.where(labels == 1, 1.0, -1.0), weights, loss="log_loss", adaptive=adaptive,
         eta0=rule.eta0, power_t=getattr(rule, "power_t", 0.5), delta=getattr(rule, "delta", 1.0),
         dual=dual, normalized=getattr(rule, "normalized", False),
+        learning_rate=getattr(rule, "learning_rate", "invscaling"),
     )
     check_against(model, X, labels, weights, expected, predictions, LOSSES["log_loss"], sparse)
 
