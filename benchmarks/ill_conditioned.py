@@ -63,7 +63,7 @@ def learners(m=10):
             DiagonalAdaGrad(eta0=e, feature_scaling=None), loss="log_loss")),
         "OGD (log)": ([0.01, 0.03, 0.1, 0.3, 1], lambda e: SketchedOnlineClassifier(
             OnlineGradientDescent(eta0=e, learning_rate="invscaling", power_t=0.5,
-                              normalized=False, feature_scaling=None),
+                                  normalized=False, feature_scaling=None),
             loss="log_loss")),
     }
 

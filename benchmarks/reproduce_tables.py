@@ -211,7 +211,7 @@ def online_learners():
             DiagonalAdaGrad(eta0=eta, delta=1e-6, feature_scaling=None), loss="log_loss")),
         "OGD (log)": ([0.1, 0.3, 1.0, 3.0], lambda eta: SketchedOnlineClassifier(
             OnlineGradientDescent(eta0=eta, learning_rate="invscaling", power_t=0.5,
-                              normalized=False, feature_scaling=None),
+                                  normalized=False, feature_scaling=None),
             loss="log_loss")),
     }
 

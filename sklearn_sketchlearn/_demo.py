@@ -57,7 +57,7 @@ def learners():
     return {
         "SGDClassifier (hinge)": SGDClassifier(random_state=0),
         "SON (default)": SketchedOnlineClassifier(),
-        "RFD-SON, m=10": SketchedOnlineClassifier(sketch="fast_rfd"),
+        "FD-SON, m=10": SketchedOnlineClassifier(sketch="fast_fd"),
         "ADA-FFD, tau=10": SketchedOnlineClassifier("ada_fd"),
         "SDROGD, l=10": SketchedOnlineClassifier("sdrogd"),
         "diagonal AdaGrad": SketchedOnlineClassifier("adagrad"),

@@ -622,8 +622,8 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         for rules that use none. ``'auto'`` takes the rule's default:
         ``'fast_fd'`` for ADA-FD and SDROGD, None for the first-order rules,
         and for SON the exact sketch up to 64 weights (features and
-        intercept), where it costs no more than ``'fast_fd'`` and misses
-        nothing, ``'fast_fd'`` beyond.
+        intercept), where it costs no more than ``'fast_rfd'`` and misses
+        nothing, ``'fast_rfd'`` beyond.
     loss : {'auto', 'modified_huber', 'squared_hinge', 'hinge', 'log_loss', \
 'squared_error'}, default='auto'
         The loss, on targets in {-1, +1} for each binary problem.

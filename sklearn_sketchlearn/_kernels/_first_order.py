@@ -1,7 +1,7 @@
 """The first-order baselines of every paper: online gradient descent with
-``eta_t = eta0 / t^power_t`` or AdaGrad-Norm's ``eta0 / sqrt(1 + sum l'^2 / d)``,
-and diagonal AdaGrad (ADA-DIAG), in composite
-mirror descent or dual averaging form."""
+``eta_t = eta0 / t^power_t`` or over the loss's slopes, ``eta0 / (1 + sum l'^2 /
+d)^power_t``, and diagonal AdaGrad (ADA-DIAG), in composite mirror descent or
+dual averaging form."""
 
 import numpy as np
 
@@ -30,14 +30,15 @@ def first_order_partial_fit(chunk, state, params, decisions):
         power_t, delta, fit_intercept, t_start)``. AdaGrad: ``H = delta I +
         diag(sum g^2)^{1/2}``, mirror ``beta -= eta0 H^{-1} g`` or dual ``beta
         = -eta0 H^{-1} sum g``. OGD: ``beta -= eta_t g`` with ``eta_t = eta0
-        t^-power_t``, or with ``slope_steps`` AdaGrad-Norm's ``eta_t = eta0 /
-        sqrt(1 + sum_{s<=t} l'_s^2 / d)`` over the loss's slopes ``l'_s`` at
-        the predictions (their sum in ``norm[1]``; ``d`` the number of
-        weights); normalized (NG, Ross, Mineiro & Langford, 2013): with ``s_j``
-        the largest ``|x_j|`` so far (a weight is multiplied by ``(s_j /
-        s'_j)^2`` when it grows to ``s'_j``) and ``N = sum_t sum_j (x_tj /
-        s_j)^2`` (``norm[0]``), ``beta_j -= eta_t (t / N) g_j / s_j^2``: steps
-        that do not depend on the units of any feature.
+        t^-power_t``, or with ``slope_steps`` ``eta_t = eta0 / (1 + sum_{s<=t}
+        l'_s^2 / d)^power_t`` over the loss's slopes ``l'_s`` at the
+        predictions (their sum in ``norm[1]``; ``d`` the number of weights;
+        AdaGrad-Norm's step for ``power_t = 1/2``); normalized (NG, Ross,
+        Mineiro & Langford, 2013): with ``s_j`` the largest ``|x_j|`` so far
+        (a weight is multiplied by ``(s_j / s'_j)^2`` when it grows to
+        ``s'_j``) and ``N = sum_t sum_j (x_tj / s_j)^2`` (``norm[0]``),
+        ``beta_j -= eta_t (t / N) g_j / s_j^2``: steps that do not depend on
+        the units of any feature.
     decisions : ndarray of shape (n_samples,)
         Filled with each example's prediction before it is learned.
 
