@@ -223,10 +223,10 @@ class SketchedOnlineNewton(BaseUpdateRule):
         "power_t": [Interval(Real, 0.0, None, closed="left")],
         "feature_scaling": [StrOptions({"standardize", "scale", "adagrad"}), None],
     }
-    # fast RFD: RFD-SON's ridge adds what the sketch missed, and over the suite of
-    # benchmarks/defaults.py it scores as fast FD or higher past the exact sketch
-    # (digits 0.959 against 0.950; SON's problem at kappa 10, progressive error
-    # 0.049 against 0.051)
+    # fast RFD: RFD-SON's ridge is the smaller of half the shrinkage and FD-SON's
+    # (the missed curvature spread), and over benchmarks/defaults.py's suite it
+    # scores as FD-SON or higher past the exact sketch (digits 0.959 against
+    # 0.950; SON's problem at kappa 10, progressive error 0.049 against 0.051)
     _default_sketch = "fast_rfd"
     # sketch='auto' takes the exact sketch up to this many weights: its O(d^2)
     # step then costs no more than fast FD's (size 10; benchmarks/auto_sketch.py)
