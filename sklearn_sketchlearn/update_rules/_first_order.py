@@ -52,10 +52,11 @@ class _FirstOrderRule(BaseUpdateRule):
                                             0.0)
 
     def _kernel_checks(self, states, sparse):
-        # on CSR rows the kernel checks every value it writes; NG's scales (the
-        # largest |x_j|, of validated input) and N (shares of at most 1) are
-        # finite by construction
-        return tuple(states) if sparse else ()
+        # on CSR rows the kernel checks every value it writes to the d-long
+        # arrays, and NG's scales (the largest |x_j|, of validated input) are
+        # finite by construction; the two sums of "norm" cost nothing to scan
+        # (the squared slopes overflow with a sample weight near 1e154)
+        return tuple(key for key in states if key != "norm") if sparse else ()
 
     def _partial_snapshot(self, states, sketch, X):
         # on CSR rows a step changes a weight, its sums and its scale only where
@@ -66,8 +67,9 @@ class _FirstOrderRule(BaseUpdateRule):
         features = chunk_features(X, n_weights, [n_weights - 1])
         if features is None:
             return None
-        by_feature = {key: value for key, value in states.items()
-                      if key != "norm" and value.shape[1:] == (n_weights,)}
+        # the arrays with a value per weight (NG's scales, when it normalizes)
+        by_feature = {key: states[key] for key in ("weights", "gradient_sum", "squared_sum",
+                                                   "scale") if states[key].shape[-1]}
         return feature_snapshot(states, by_feature, features)
 
     def _partial_fit(self, chunk, state, sketch, loss, settings, decisions):
