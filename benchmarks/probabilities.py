@@ -1,8 +1,8 @@
 """Test log loss of ``predict_proba`` against LogisticRegression's.
 
 sklearn's bundled classification sets, standardized on the training part of
-70/30 stratified splits: ``SketchedOnlineClassifier(loss="log_loss")`` after
-``fit`` (its default passes) and after one pass in chunks of 100, beside
+70/30 stratified splits: ``SketchedOnlineClassifier()`` (SON, whose default
+loss is the log loss) after ``fit`` (its default passes) and after one pass in chunks of 100, beside
 ``SGDClassifier(loss="log_loss")`` fitted and ``LogisticRegression()``, all at
 their defaults. Each cell is a learner's test log loss over
 LogisticRegression's on the same split. Run from the repository root::
@@ -29,15 +29,15 @@ CHUNK = 100
 
 
 def one_pass(X, y):
-    """Our log-loss classifier after one pass over ``(X, y)`` in chunks."""
-    model = SketchedOnlineClassifier(loss="log_loss", random_state=0)
+    """Our default classifier after one pass over ``(X, y)`` in chunks."""
+    model = SketchedOnlineClassifier(random_state=0)
     for start in range(0, len(y), CHUNK):
         model.partial_fit(X[start : start + CHUNK], y[start : start + CHUNK], classes=np.unique(y))
     return model
 
 
 LEARNERS = {
-    "ours fit()": lambda X, y: SketchedOnlineClassifier(loss="log_loss", random_state=0).fit(X, y),
+    "ours fit()": lambda X, y: SketchedOnlineClassifier(random_state=0).fit(X, y),
     "ours 1 pass": one_pass,
     "SGD fit()": lambda X, y: SGDClassifier(loss="log_loss", random_state=0).fit(X, y),
 }

@@ -601,8 +601,8 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
     AdaGrad through Frequent Directions (ADA-FD, ADA-FFD), SDROGD, or the
     first-order baselines. Multi-class problems keep one state per class
     (learned in parallel with ``n_jobs``), except for rules that model all
-    classes jointly (SDROGD): one-vs-rest, or with the log loss the
-    multinomial model (softmax), as in LogisticRegression. Its classes learn
+    classes jointly (SDROGD): one-vs-rest, or with the log loss (SON's
+    default) the multinomial model (softmax), as in LogisticRegression. Its classes learn
     one block of examples at a time side by side, each example against the
     other classes' margins as they were at the start of its block: each class
     takes its own step of the multinomial log loss, with the curvature of its
@@ -632,9 +632,11 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         past margin -1 (``-4 y p`` there), as in ``SGDClassifier``: SON's
         Newton step then moves such an example's margin by at most 2, so that
         a few huge outliers cannot take over the weights. ``'auto'`` is the
-        loss the update rule is defined for: the hinge for SDROGD, the
-        squared hinge for the others. Over more than two classes
-        ``'log_loss'`` is the multinomial log loss (see above).
+        loss the update rule is defined for: the log loss for SON (its
+        Newton step is then logistic regression's, with ``predict_proba``),
+        the hinge for SDROGD, the squared hinge for ADA-FD and the
+        first-order rules. Over more than two classes ``'log_loss'`` is the
+        multinomial log loss (see above).
     fit_intercept : bool, default=True
         Whether to fit an intercept, as the weight of a constant feature (so it
         is preconditioned and sketched like the other weights).

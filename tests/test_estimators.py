@@ -227,6 +227,11 @@ def test_partial_fit_leaves_coef_to_its_first_use(stream):
 def test_predict_proba_only_for_log_loss(stream):
     X, y = stream
     assert not hasattr(make_model("son-fd").fit(X, y), "predict_proba")
+    # loss='auto': SON's log loss has probabilities, fitted or not; ADA-FD's
+    # squared hinge has none
+    assert hasattr(SketchedOnlineClassifier(), "predict_proba")
+    assert hasattr(SketchedOnlineClassifier(random_state=0).fit(X, y), "predict_proba")
+    assert not hasattr(SketchedOnlineClassifier("ada_fd"), "predict_proba")
     binary = make_model("son-oja").fit(X, y > 0)
     proba = binary.predict_proba(X)
     np.testing.assert_allclose(proba[:, 1], 1 / (1 + np.exp(-binary.decision_function(X))))
