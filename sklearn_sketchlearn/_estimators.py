@@ -602,9 +602,10 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
     first-order baselines. Multi-class problems keep one state per class
     (learned in parallel with ``n_jobs``), except for rules that model all
     classes jointly (SDROGD): one-vs-rest, or with the log loss (SON's
-    default) the multinomial model (softmax), as in LogisticRegression. Its classes learn
-    one block of examples at a time side by side, each example against the
-    other classes' margins as they were at the start of its block: each class
+    default) the multinomial model (softmax), as in LogisticRegression. Its
+    classes learn one block of examples at a time side by side, each example
+    against the other classes' margins as they were at the start of its
+    block: each class
     takes its own step of the multinomial log loss, with the curvature of its
     own margin (the Hessian's diagonal blocks, one per class).
 
