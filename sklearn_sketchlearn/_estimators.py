@@ -605,9 +605,9 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
     default) the multinomial model (softmax), as in LogisticRegression. Its
     classes learn one block of examples at a time side by side, each example
     against the other classes' margins as they were at the start of its
-    block: each class
-    takes its own step of the multinomial log loss, with the curvature of its
-    own margin (the Hessian's diagonal blocks, one per class).
+    block: each class takes its own step of the multinomial log loss, with
+    the curvature of its own margin (the Hessian's diagonal blocks, one per
+    class).
 
     Parameters
     ----------
