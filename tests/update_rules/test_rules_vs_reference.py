@@ -425,8 +425,8 @@ def test_oja_son_follows_its_reference_over_a_long_stable_stream():
 @pytest.mark.parametrize("fit_intercept", [True, False])
 @pytest.mark.parametrize("sketch", ["exact", "rp", "oja", "none"])
 def test_son_standardized(data, sketch, fit_intercept, scaling, sparse):
-    # SON's defaults: running units (moved with the state), adaptive ridge,
-    # Gauss-Newton curvature. FD replays its rows in the reference, which a
+    # SON's defaults: the log loss, running units (moved with the state),
+    # adaptive ridge, Gauss-Newton curvature. FD replays its rows in the reference, which a
     # moved shrink is not: its transport is checked by the invariance tests.
     # On sparse CSR rows 'standardize' does not center: it is 'scale'.
     X, labels, weights = data
@@ -439,10 +439,10 @@ def test_son_standardized(data, sketch, fit_intercept, scaling, sparse):
                                      random_state=0)
     expected, predictions = son(
         X[:n], np.where(labels[:n] == 1, 1.0, -1.0), weights[:n],
-        reference_sketch(SKETCHES[sketch], 5 + fit_intercept), loss="squared_hinge",
+        reference_sketch(SKETCHES[sketch], 5 + fit_intercept), loss="log_loss",
         alpha=1.0 if sketch == "exact" else 1e-3,  # alpha='auto': a prior of one example
         bound=np.inf, sigma=1.0, fit_intercept=fit_intercept, adaptive=True,
         gauss_newton=True, standardize="scale" if sparse or scaling == "scale" else True,
     )
     check_against(model, X[:n], labels[:n], weights[:n], expected, predictions,
-                  LOSSES["squared_hinge"], sparse=sparse)
+                  LOSSES["log_loss"], sparse=sparse)
