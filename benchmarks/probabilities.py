@@ -4,8 +4,8 @@ sklearn's bundled classification sets, standardized on the training part of
 70/30 stratified splits: ``SketchedOnlineClassifier()`` (SON, whose default
 loss is the log loss) after ``fit`` (its default passes) and after one pass in
 chunks of 100, beside ``SGDClassifier(loss="log_loss")`` fitted and
-``LogisticRegression()``, all at their defaults. Each cell is a learner's test log loss over
-LogisticRegression's on the same split. Run from the repository root::
+``LogisticRegression()``, all at their defaults. Each cell is a learner's test
+log loss over LogisticRegression's on the same split. Run from the repository root::
 
     python benchmarks/probabilities.py             # about a minute
     python benchmarks/probabilities.py --splits 1

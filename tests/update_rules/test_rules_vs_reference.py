@@ -426,9 +426,10 @@ def test_oja_son_follows_its_reference_over_a_long_stable_stream():
 @pytest.mark.parametrize("sketch", ["exact", "rp", "oja", "none"])
 def test_son_standardized(data, sketch, fit_intercept, scaling, sparse):
     # SON's defaults: the log loss, running units (moved with the state),
-    # adaptive ridge, Gauss-Newton curvature. FD replays its rows in the reference, which a
-    # moved shrink is not: its transport is checked by the invariance tests.
-    # On sparse CSR rows 'standardize' does not center: it is 'scale'.
+    # adaptive ridge, Gauss-Newton curvature. FD replays its rows in the
+    # reference, which a moved shrink is not: its transport is checked by the
+    # invariance tests. On sparse CSR rows 'standardize' does not center: it
+    # is 'scale'.
     X, labels, weights = data
     X = X * np.array([1e3, 1.0, 1e-2, 5.0, 1.0]) + np.array([0.0, 50.0, -3.0, 0.0, 1.0])
     if sparse:  # fewer than half the entries stored: sparse data
