@@ -209,6 +209,12 @@ def son_ridge(params, floats, n_features, n_directions, kind, counts, eigenvalue
     Newton step ``lambda / alpha`` times, so it is stable (for the squared
     loss) only while ``alpha > lambda / 2``. RFD's ``shrinkage / 2`` is the
     same rule for FD.
+
+    It is also at least ``floats[6]``, one example's curvature (the exact
+    sketch's prior at ``alpha = 1``, set by the first curvature vector): a
+    sketch that holds every direction seen, FD's buffer or RFD's while ``t``
+    is below its size, misses nothing, and a ridge far below one example's
+    curvature lets the first Newton steps fit single examples exactly.
     """
     offset, shrink_weight, relative, adaptive = params
     if not adaptive:
@@ -217,7 +223,7 @@ def son_ridge(params, floats, n_features, n_directions, kind, counts, eigenvalue
     if shrink_weight != 0.0:  # RFD's half shrinkage, at most the mean missed curvature
         missed = min(shrink_weight * floats[0], missed)
     ridge = offset + relative * floats[1] / n_features + missed
-    return max(ridge, 0.5 * least_held_curvature(kind, counts, eigenvalues))
+    return max(ridge, floats[6], 0.5 * least_held_curvature(kind, counts, eigenvalues))
 
 
 @jit
@@ -630,14 +636,17 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
             c = 0.0  # an all-zero row carries no curvature (and would count as some)
         if c != 0.0:
             mass = c * c * squared_norm
-            if kind == EXACT and adaptive and floats[3] == 0.0:
-                # nothing is missed: the ridge is set once, a prior worth alpha
-                # examples (a standardized feature has mean square 1; the first
+            if adaptive and floats[3] == 0.0:
+                # one example's worth: the first curvature vector's weight per unit
+                # of |x|^2 (a standardized feature has mean square 1; the first
                 # rows may hold only the intercept while the features enter)
-                unit = 1.0 if scaling >= 2 else squared_norm / n_features
-                floats[6] = ridge_params[0] + ridge_params[2] * c * c * unit
-                for j in range(n_features):
-                    dense[j, j] = np.sqrt(floats[6])
+                example = c * c * (1.0 if scaling >= 2 else squared_norm / n_features)
+                floats[6] = example  # the floor of every other ridge (son_ridge)
+                if kind == EXACT:
+                    # nothing is missed: the ridge is set once, a prior worth alpha examples
+                    floats[6] = ridge_params[0] + ridge_params[2] * example
+                    for j in range(n_features):
+                        dense[j, j] = np.sqrt(floats[6])
             floats[1] += mass
             if scaling >= 2 and sparse:  # for moving the total with the units
                 count_curvature(units, c, x, cols, vals, nnz, True,

@@ -89,7 +89,11 @@ class SketchedOnlineNewton(BaseUpdateRule):
       has its own ``alpha_0 + min(shrinkage / 2, M_t / max(min(d, n_t) - m,
       min(d, n_t) / 2, 1))``: its half shrinkage bounds what the worst direction missed, the
       spread what a mean one did, and on wide data the first is several times
-      the second (RFD-SON then stepped as many times too short). Over Oja's
+      the second (RFD-SON then stepped as many times too short). Every
+      adaptive ``alpha_t`` is at least one example's curvature, ``c_1^2`` (the
+      exact sketch's prior below at ``alpha = 1``): a sketch that holds all
+      the directions seen so far misses nothing, and a smaller ridge lets the
+      first steps fit single examples exactly. Over Oja's
       sketch ``alpha_t`` is at least half the least curvature held, ``t min
       Lambda / 2`` (a missed direction holds no more, and a step through a
       smaller ridge overshoots), and its directions turn by their own curvature,
@@ -324,7 +328,8 @@ class SketchedOnlineNewton(BaseUpdateRule):
         if sketch is not None and sketch._kind == EXACT:
             state["dense"] = np.sqrt(ridge) * np.eye(n_features)
         # FD's shrink, sum |g_hat|^2, missed mass, gradients sketched, max |y|,
-        # examples seen, the exact sketch's ridge, |w|^2 at the sparse form's last
+        # examples seen, the exact sketch's ridge (the other adaptive ridges' floor:
+        # one example's curvature), |w|^2 at the sparse form's last
         # fold, the targets' unit, the count and the running log median of |y|
         floats = np.zeros(11)
         floats[6] = ridge

@@ -198,7 +198,8 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
     sketch before the step), divided by ``max(min(d, t) - m, min(d, t) / 2,
     1)``, or for RFD its shift when that is smaller; the exact sketch's ridge is
     fixed by the first gradient ``c x``, ``alpha c^2`` (standardized) or ``alpha
-    c^2 |x|^2 / d``; over Oja's sketch (``oja_floor``) the ridge is
+    c^2 |x|^2 / d``, and every other adaptive ridge is at least ``c^2`` (or
+    ``c^2 |x|^2 / d``), one example's worth; over Oja's sketch (``oja_floor``) the ridge is
     at least half the least curvature held, ``t min Lambda / 2``, and with no
     sketch the step is through ``A + g_hat g_hat^T``. ``gauss_newton``
     sketches ``sqrt(s l''(p)) x``. The loss is taken at ``p - offsets[t]``
@@ -221,7 +222,7 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
     u = np.zeros(D)
     scale = np.full(D, 0.1)
     predictions = np.empty(n)
-    total, missed, n_sketched, exact_ridge = 0.0, 0.0, 0, None
+    total, missed, n_sketched, exact_ridge, floor = 0.0, 0.0, 0, None, 0.0
     scale_only = standardize == "scale"
     units = RunningUnits(D, fit_intercept and not scale_only, only_nonzero=scale_only)
     ghats = []
@@ -239,7 +240,7 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
             min(sketch_shift, spread) if sketch.regularized else spread)
         if oja_floor and sketch.kind == "oja" and sketch.t > 0:  # half the least held
             ridge = max(ridge, sketch.t * sketch.lam.min() / 2)
-        return ridge
+        return max(ridge, floor)
 
     for t in range(n):
         x = np.append(X[t], 1.0) if fit_intercept else X[t].copy()
@@ -288,9 +289,10 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
             ghat = np.sqrt(sigma_t + eta) * slope * x
         mass = ghat @ ghat
         if adaptive and mass > 0:
-            if sketch.kind == "exact" and exact_ridge is None:
-                # a prior worth alpha examples: standardized features have mean square 1
-                exact_ridge = alpha * (mass / (x @ x) if standardize else mass / D)
+            if n_sketched == 0:  # one example's worth: standardized features have mean square 1
+                floor = mass / (x @ x) if standardize else mass / D
+                if sketch.kind == "exact":  # a prior worth alpha examples
+                    exact_ridge = alpha * floor
             if sketch.kind == "fd":  # what lies outside the span of the rows
                 missed += max(mass - ghat @ gram @ np.linalg.pinv(gram, hermitian=True) @ ghat,
                               0.0)
