@@ -641,8 +641,9 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
                 # of |x|^2 (a standardized feature has mean square 1; the first
                 # rows may hold only the intercept while the features enter)
                 example = c * c * (1.0 if scaling >= 2 else squared_norm / n_features)
-                floats[6] = example  # the floor of every other ridge (son_ridge)
-                if kind == EXACT:
+                if kind != EXACT:
+                    floats[6] = example  # the floor of the adaptive ridge (son_ridge)
+                else:
                     # nothing is missed: the ridge is set once, a prior worth alpha examples
                     floats[6] = ridge_params[0] + ridge_params[2] * example
                     for j in range(n_features):

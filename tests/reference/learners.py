@@ -222,7 +222,7 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
     u = np.zeros(D)
     scale = np.full(D, 0.1)
     predictions = np.empty(n)
-    total, missed, n_sketched, exact_ridge, floor = 0.0, 0.0, 0, None, 0.0
+    total, missed, n_sketched, exact_ridge, one_example = 0.0, 0.0, 0, None, 0.0
     scale_only = standardize == "scale"
     units = RunningUnits(D, fit_intercept and not scale_only, only_nonzero=scale_only)
     ghats = []
@@ -240,7 +240,7 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
             min(sketch_shift, spread) if sketch.regularized else spread)
         if oja_floor and sketch.kind == "oja" and sketch.t > 0:  # half the least held
             ridge = max(ridge, sketch.t * sketch.lam.min() / 2)
-        return max(ridge, floor)
+        return max(ridge, one_example)
 
     for t in range(n):
         x = np.append(X[t], 1.0) if fit_intercept else X[t].copy()
@@ -290,9 +290,9 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
         mass = ghat @ ghat
         if adaptive and mass > 0:
             if n_sketched == 0:  # one example's worth: standardized features have mean square 1
-                floor = mass / (x @ x) if standardize else mass / D
+                one_example = mass / (x @ x) if standardize else mass / D
                 if sketch.kind == "exact":  # a prior worth alpha examples
-                    exact_ridge = alpha * floor
+                    exact_ridge = alpha * one_example
             if sketch.kind == "fd":  # what lies outside the span of the rows
                 missed += max(mass - ghat @ gram @ np.linalg.pinv(gram, hermitian=True) @ ghat,
                               0.0)
