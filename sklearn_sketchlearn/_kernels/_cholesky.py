@@ -97,3 +97,31 @@ def cholesky_rank_one_update(factor, vector):
         for i in range(k + 1, n):
             factor[i, k] = (factor[i, k] + sin * vector[i]) / cos
             vector[i] = cos * vector[i] - sin * factor[i, k]
+
+
+@jit
+def special_rank_one(diagonal, vector, sign, weights):
+    """``D + sign v v^T = L D' L^T`` in O(n), ``D`` diagonal (``sign`` +-1).
+
+    ``L`` is unit lower triangular of a special form, ``L_ij = v_i w_j`` for
+    ``i > j``, so it is kept as the two vectors ``v`` and ``w`` (``weights``,
+    written) and applied by :func:`special_solve` in O(n). ``diagonal`` becomes
+    ``D'``. Gill, Golub, Murray and Saunders (1974), method C1. A result that
+    is not positive definite leaves entries of ``D'`` at or below zero.
+    """
+    total = 1.0 / sign
+    for j in range(diagonal.shape[0]):
+        grown = total + vector[j] * vector[j] / diagonal[j]
+        weights[j] = vector[j] / (diagonal[j] * grown)
+        diagonal[j] *= grown / total
+        total = grown
+
+
+@jit
+def special_solve(vector, weights, rhs, start):
+    """``rhs <- L^{-1} rhs`` for ``L`` of :func:`special_rank_one`, in O(n),
+    with ``rhs`` zero above entry ``start``."""
+    total = 0.0  # sum over j < i of w_j (L^{-1} rhs)_j
+    for i in range(start, rhs.shape[0]):
+        rhs[i] -= vector[i] * total
+        total += weights[i] * rhs[i]

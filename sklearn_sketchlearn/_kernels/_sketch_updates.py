@@ -30,8 +30,8 @@ buffer plus ``alpha += delta / 2``, kept by the caller from the returned shrink.
 
 import numpy as np
 
-from ._blas import axpy, combine_rows, dot, gram_matrix, matmul, matvec
-from ._cholesky import cholesky_factor
+from ._blas import axpy, combine_rows, dot, gram_matrix, matvec
+from ._cholesky import special_rank_one, special_solve
 from ._jit import jit
 from ._random import gaussian_vector
 from ._rows import load_row
@@ -181,11 +181,11 @@ def oja_small_update(factor, gram, eigenvalues, counts, projected, c, squared_no
     The directions are kept factored, ``V = F Z`` (SON Algorithm 5): with
     ``p = Z x`` (``projected``), ``V + Gamma (V g_hat) g_hat^T = F Z_new`` for
     ``Z_new = Z + q x^T`` and ``q = c^2 F^{-1} Gamma F p``, so the O(m^2 d)
-    orthonormalisation becomes an O(m^3) update of ``F``: with ``K = Z Z^T``,
-    Gram-Schmidt on the rows of ``F Z_new`` is ``L^{-1} F Z_new`` for the
-    Cholesky factor ``L`` of ``F K_new F^T``. Updates ``t = counts[0]``,
-    ``Lambda``, ``K`` and ``F``; writes ``q`` into ``shifts[:m]`` for the
-    caller to apply to ``Z``.
+    orthonormalisation becomes an update of ``F``: Gram-Schmidt on the rows of
+    ``F Z_new`` is ``L^{-1} F Z_new`` for the Cholesky factor ``L`` of ``F
+    K_new F^T`` (``K = Z Z^T``), see :func:`turn_factor`, O(m^2). Updates ``t =
+    counts[0]``, ``Lambda``, ``K`` and ``F``; writes ``q`` into ``shifts[:m]``
+    for the caller to apply to ``Z``.
 
     ``Lambda`` is the running mean of ``(V g_hat)^2`` with weight ``gamma``
     (:func:`oja_step_size`). The directions move by ``Gamma = gamma I`` (the
@@ -202,46 +202,78 @@ def oja_small_update(factor, gram, eigenvalues, counts, projected, c, squared_no
     m = factor.shape[0]
     counts[0] += 1
     gamma = oja_step_size(counts[0], eta0, constant)
-    for i in range(m):  # shifts[:m] holds F p until q overwrites it
+    work = np.empty((6, m))
+    along = work[0]  # F p
+    for i in range(m):
         projected_v = 0.0  # (V g_hat)_i = c (F p)_i
         for j in range(i + 1):
             projected_v += factor[i, j] * projected[j]
-        shifts[i] = projected_v
+        along[i] = projected_v
         eigenvalues[i] = (1.0 - gamma) * eigenvalues[i] + gamma * (c * projected_v) ** 2
     beta = gamma * c * c
-    if beta == 0.0:
+    if beta == 0.0 or squared_norm == 0.0:
         shifts[:m] = 0.0
         return
+    turned = work[1]  # F q = c^2 Gamma F p
     if unit_free:
         mass = beta * squared_norm
         for i in range(m):
             unit = max(eigenvalues[i], mass)
-            shifts[i] *= beta / unit if unit > 0.0 else 0.0
-        # q = F^{-1} (Gamma c^2 F p) in place: F is lower triangular, so row i
-        # reads its own entry of Gamma c^2 F p before writing q_i over it
-        for i in range(m):
-            total = shifts[i]
+            turned[i] = along[i] * beta / unit if unit > 0.0 else 0.0
+        for i in range(m):  # q = F^{-1} (F q), F lower triangular
+            total = turned[i]
             for k in range(i):
                 total -= factor[i, k] * shifts[k]
             shifts[i] = total / factor[i, i]
     else:
         for i in range(m):
             shifts[i] = beta * projected[i]
+            turned[i] = beta * along[i]
     # K_new = (Z + q x^T)(Z + q x^T)^T = K + q p^T + p q^T + |x|^2 q q^T
     for i in range(m):
         for j in range(m):
             gram[i, j] += (shifts[i] * projected[j] + projected[i] * shifts[j]
                            + squared_norm * shifts[i] * shifts[j])
-    # F stays lower triangular: it starts as I and L^{-1} is lower triangular.
-    product = matmul(matmul(factor, gram), factor.T)
-    lower = np.zeros((m, m))
-    cholesky_factor(product, m, lower)
-    for j in range(m):  # F <- L^{-1} F, column by column
-        for i in range(m):
-            total = factor[i, j]
-            for k in range(i):
-                total -= lower[i, k] * factor[k, j]
-            factor[i, j] = total / lower[i, i]
+    turn_factor(factor, along, turned, squared_norm, work[2:])
+
+
+@jit
+def turn_factor(factor, along, turned, squared_norm, work):
+    """``F <- L^{-1} F`` for ``L L^T = F K_new F^T`` in O(m^2), ``F`` lower
+    triangular and so is ``L^{-1} F``.
+
+    ``V = F Z`` has orthonormal rows, ``F K F^T = I``, so with ``b = F p =
+    V x`` (``along``) and ``a = F q`` (``turned``) ``F K_new F^T = I + a b^T +
+    b a^T + s a a^T = I + u u^T - v v^T`` for ``s = |x|^2``, ``u = sqrt(s) a +
+    b / sqrt(s)`` and ``v = b / sqrt(s)``: a rank-one update, then a rank-one
+    downdate (``|v| <= 1``, and the result ``F K_new F^T`` is positive
+    definite), each of which factors in O(m) in product form and is applied to
+    each column of ``F`` in O(m) (:func:`special_rank_one`). Forming and
+    factoring ``F K_new F^T`` costs O(m^3) and loses ``eps cond(K)`` to
+    rounding, where this adds only a step's rounding to ``V V^T - I`` (over
+    20,000 steps: 1e-11 against 2e-8). ``along`` and ``turned`` are
+    overwritten; ``work`` is 4 x m scratch.
+    """
+    m = factor.shape[0]
+    root = np.sqrt(squared_norm)
+    u, v = turned, along
+    for i in range(m):
+        v[i] /= root
+        u[i] = root * u[i] + v[i]
+    diagonal, update_weights, downdate_weights, column = work[0], work[1], work[2], work[3]
+    diagonal[:] = 1.0
+    special_rank_one(diagonal, u, 1.0, update_weights)
+    special_solve(u, update_weights, v, 0)  # the downdate's vector in the updated factor
+    special_rank_one(diagonal, v, -1.0, downdate_weights)
+    for i in range(m):
+        diagonal[i] = 1.0 / np.sqrt(diagonal[i])  # L = L_u L_v D^{1/2}
+    for k in range(m):
+        for i in range(k, m):
+            column[i] = factor[i, k]
+        special_solve(u, update_weights, column, k)
+        special_solve(v, downdate_weights, column, k)
+        for i in range(k, m):
+            factor[i, k] = column[i] * diagonal[i]
 
 
 @jit
@@ -260,10 +292,10 @@ def oja_refresh(rows, gram, factor):
 @jit
 def oja_needs_refresh(gram, factor):
     """Whether ``Z`` is to be made explicit again before it grows
-    ill-conditioned: the update of ``F`` factors ``F K F^T`` and loses about
-    ``eps cond(K)`` in relative accuracy. Since ``V = F Z`` is orthonormal,
+    ill-conditioned: ``V x = F (Z x)`` loses about ``eps cond(F) = eps
+    sqrt(cond(K))`` in relative accuracy. Since ``V = F Z`` is orthonormal,
     ``K = Z Z^T = F^{-1} F^{-T}`` and ``cond(K) <= trace(K) |F|_F^2``: a cheap,
-    safe bound; refreshing at 1e6 keeps the error near 1e-10.
+    safe bound; refreshing at 1e6 keeps the error near 1e-13.
     """
     m = factor.shape[0]
     trace = 0.0

@@ -62,7 +62,9 @@ class OjaSketch(BaseSketch):
     Notes
     -----
     The directions are kept factored, ``V = F Z`` (SON's Algorithm 5): each
-    row costs O(m d + m^3) instead of the O(m^2 d) of Gram-Schmidt on ``V``.
+    row costs O(m d + m^2) instead of the O(m^2 d) of Gram-Schmidt on ``V``
+    (the paper's O(m^3) update of ``F`` is done as a rank-one update and
+    downdate of a Cholesky factor, see the performance page).
 
     Oja's algorithm is order-dependent and the sketch is not mergeable
     (:meth:`merge` raises): ``V`` is the end point of a stochastic power

@@ -3,7 +3,12 @@
 import numpy as np
 import pytest
 
-from sklearn_sketchlearn._kernels._cholesky import cholesky_factor, cholesky_solve
+from sklearn_sketchlearn._kernels._cholesky import (
+    cholesky_factor,
+    cholesky_solve,
+    special_rank_one,
+    special_solve,
+)
 from sklearn_sketchlearn._kernels._son import fd_border_span, fd_held_mass
 
 
@@ -77,3 +82,28 @@ def test_bordering_the_span_factor_equals_factoring_the_gram_matrix_again():
         cholesky_factor(gram, n + 1, expected, 1e-12)
         np.testing.assert_allclose(span[: n + 1, : n + 1], expected[: n + 1, : n + 1],
                                    rtol=1e-9, atol=1e-12 * np.sqrt(gram.max()))
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_a_special_rank_one_factor_is_the_ldl_factor_of_the_modified_diagonal(sign):
+    # D + sign v v^T = L D' L^T with L_ij = v_i w_j below the diagonal; the
+    # downdate's vector is scaled so that the result stays positive definite
+    rng = np.random.default_rng(5)
+    n = 9
+    diagonal = rng.uniform(0.5, 2.0, n)
+    vector = rng.standard_normal(n)
+    if sign < 0:
+        vector *= 0.9 / np.sqrt(vector @ (vector / diagonal))
+    modified = np.diag(diagonal) + sign * np.outer(vector, vector)
+    new_diagonal, weights = diagonal.copy(), np.empty(n)
+    special_rank_one(new_diagonal, vector, sign, weights)
+    L = np.eye(n) + np.tril(np.outer(vector, weights), -1)
+    np.testing.assert_allclose(L @ np.diag(new_diagonal) @ L.T, modified, atol=1e-13)
+    np.testing.assert_allclose(np.sqrt(new_diagonal) * L, np.linalg.cholesky(modified),
+                               atol=1e-13)
+
+    rhs = rng.standard_normal(n)
+    rhs[:3] = 0.0  # a column of a lower-triangular matrix, solved from its first entry
+    expected = np.linalg.solve(L, rhs)
+    special_solve(vector, weights, rhs, 3)
+    np.testing.assert_allclose(rhs, expected, atol=1e-13)

@@ -8,6 +8,7 @@ from sklearn.datasets import make_classification
 from sklearn.utils import check_random_state
 
 from sklearn_sketchlearn import SketchedOnlineClassifier
+from sklearn_sketchlearn._kernels._sketch_updates import turn_factor
 from sklearn_sketchlearn.sketches import OjaSketch
 
 from ..conftest import make_stream
@@ -30,6 +31,27 @@ def test_kernel_matches_reference(learning_rate, eta0):
     np.testing.assert_allclose(sketch._state["eigenvalues"], lam, rtol=1e-10)
     S = np.sqrt(200 * lam)[:, None] * V
     np.testing.assert_allclose(sketch.get_gram(), S.T @ S, atol=1e-9 * lam.max())
+
+
+@pytest.mark.parametrize("turn", [1e-3, 1.0, 30.0])
+def test_turning_the_factor_is_gram_schmidt_of_the_turned_rows(turn):
+    # V = F Z with orthonormal rows and Z_new = Z + q x^T: the O(m^2) update
+    # of F must be the Cholesky one, L^{-1} F with L L^T = F Z_new Z_new^T F^T,
+    # so that F_new Z_new are the Gram-Schmidt rows of F Z_new
+    rng = np.random.default_rng(int(turn * 10))
+    m, d = 6, 20
+    V = initial_directions(3, m, d)
+    F = np.tril(rng.uniform(0.5, 1.5, (m, m)))
+    Z = np.linalg.solve(F, V)
+    x = rng.standard_normal(d)
+    q = turn * rng.standard_normal(m)
+    Z_new = Z + np.outer(q, x)
+    turned = F @ Z_new
+    expected = np.linalg.solve(np.linalg.cholesky(turned @ turned.T), F)
+    factor = F.copy()
+    turn_factor(factor, F @ Z @ x, F @ q, x @ x, np.empty((4, m)))
+    np.testing.assert_allclose(factor, expected, atol=1e-12 * np.abs(expected).max())
+    np.testing.assert_allclose((factor @ Z_new) @ (factor @ Z_new).T, np.eye(m), atol=1e-12)
 
 
 def test_top_eigenpairs_converge_on_planted_spectrum():
