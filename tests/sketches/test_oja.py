@@ -75,10 +75,14 @@ def test_top_eigenpairs_converge_on_planted_spectrum():
     assert cosines.min() >= 0.97
 
 
-def test_directions_stay_orthonormal():
-    sketch = OjaSketch(6, random_state=0).fit(make_stream("gaussian", n_samples=2000))
+@pytest.mark.parametrize("kind, n_samples, tolerance", [("gaussian", 2000, 1e-12),
+                                                       ("decaying", 50000, 1e-11)])
+def test_directions_stay_orthonormal(kind, n_samples, tolerance):
+    # the update of F assumes F K F^T = I (turn_factor): its rounding must not
+    # build up over a long stream
+    sketch = OjaSketch(6, random_state=0).fit(make_stream(kind, n_samples=n_samples))
     directions = sketch._state["factor"] @ sketch._state["rows"]
-    np.testing.assert_allclose(directions @ directions.T, np.eye(6), atol=1e-12)
+    np.testing.assert_allclose(directions @ directions.T, np.eye(6), atol=tolerance)
 
 
 def test_sdrogd_turns_its_oja_directions_whatever_the_scale_of_the_sample_weights():
