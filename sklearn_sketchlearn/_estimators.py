@@ -324,8 +324,9 @@ class _BaseSketchedOnline(BaseEstimator):
         """The largest prediction that is not a divergence, given the call's targets."""
         return self._DIVERGENCE_RATIO
 
-    def _learn(self, X, y, sample_weight, class_weight, *, n_epochs, rng):
-        """Run ``n_epochs`` passes over a validated chunk (shuffled when ``rng``).
+    def _learn(self, X, y, sample_weight, class_weight, *, n_epochs, rng, all_data=False):
+        """Run ``n_epochs`` passes over a validated chunk (shuffled when ``rng``);
+        ``all_data``: the chunk is the whole training set (``fit``).
 
         Each pass goes through the examples in blocks (of at most
         ``_BLOCK_SIZE``: :meth:`_block_length`), whose labels, targets,
@@ -337,7 +338,7 @@ class _BaseSketchedOnline(BaseEstimator):
         loss = LOSSES[self._loss_name]
         limit = self._prediction_limit(y)
         if self._units is not None:
-            self._move_units(X, y, sample_weight)
+            self._move_units(X, y, sample_weight, all_data)
         target_scale = self._target_scale()
         sparse_data = _units.is_sparse_data(X)
         # rows in running units are made block by block below
@@ -423,9 +424,10 @@ class _BaseSketchedOnline(BaseEstimator):
                           "increasing max_iter to improve the fit.", ConvergenceWarning,
                           stacklevel=4)  # the caller of fit (through sklearn's _fit_context)
 
-    def _move_units(self, X, y, sample_weight):
-        """Add a chunk to the running units and move every problem's state
-        with them (see :mod:`sklearn_sketchlearn._units`)."""
+    def _move_units(self, X, y, sample_weight, all_data=False):
+        """Add a chunk (``all_data``: the whole training set) to the running
+        units and move every problem's state with them (see
+        :mod:`sklearn_sketchlearn._units`)."""
         units = self._units
         with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused below
             targets = None if is_classifier(self) else y - self._target_offset
@@ -437,7 +439,7 @@ class _BaseSketchedOnline(BaseEstimator):
                 "a float. Scale the input data (StandardScaler) first. The model is left as "
                 "it was before this call."
             )
-        change = _units.move(units, features)
+        change = _units.move(units, features, all_data)
         if change.moves:
             for k in range(self._state["weights"].shape[0]):
                 state = {key: value[k] for key, value in self._state.items()}
@@ -803,7 +805,7 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
                             random_state)
             rng = random_state if self.shuffle else None
             self._learn(X_checked, y_checked, sample_weight, class_weight,
-                        n_epochs=self.max_iter, rng=rng)
+                        n_epochs=self.max_iter, rng=rng, all_data=True)
             self._published_model()  # fit leaves nothing for predict to compute
         self._warn_if_unconverged()
         return self
@@ -1224,7 +1226,7 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
                 self._offset_targets(y_checked, sample_weight)
             rng = random_state if self.shuffle else None
             self._learn(X_checked, np.asarray(y_checked, dtype=np.float64), sample_weight, None,
-                        n_epochs=self.max_iter, rng=rng)
+                        n_epochs=self.max_iter, rng=rng, all_data=True)
             self._published_model()  # fit leaves nothing for predict to compute
         self._warn_if_unconverged()
         return self

@@ -146,7 +146,8 @@ def new_units(n_features, center, center_mostly_zero=True):
                       "nonzeros": np.zeros(n_features)}
     return {
         "center_features": bool(center),
-        "count": 0.0,
+        "count": 0.0,  # the weight of the examples seen
+        "examples": 0,  # their number (of positive weight)
         **statistics,
         "target_squares": 0.0,
         "center": np.zeros(n_features),  # units in use
@@ -236,6 +237,7 @@ def observe(units, X, y=None, sample_weight=None):
         units["nonzero_weight"] += (X != 0.0).T @ weights
         units["nonzeros"] += np.count_nonzero(X, axis=0)
     units["count"] += n
+    units["examples"] += int(np.count_nonzero(weights > 0.0))
     if y is not None:
         units["target_squares"] += float(weights @ (y * y))
     if finite is None:
@@ -243,7 +245,7 @@ def observe(units, X, y=None, sample_weight=None):
     return features, bool(finite and np.isfinite(units["target_squares"]))
 
 
-def move(units, features):
+def move(units, features, all_data=False):
     """Move ``units`` to the units the statistics call for, in place, looking
     at ``features`` only (the others' statistics have not changed), and
     return the :class:`UnitsChange`.
@@ -251,11 +253,15 @@ def move(units, features):
     Features within the tolerance keep their units, and a feature that has not
     varied yet is fed as 0, so its column of the state is 0 and any map leaves
     it so: neither is in the change. In a centred stream a feature enters
-    (takes its first units) once the examples seen weigh ``ENTRY_EXAMPLES``,
+    (takes its first units) once ``ENTRY_EXAMPLES`` examples have been seen,
     as in SON's own units: a standard deviation of fewer is too noisy to
     divide by, and the first steps in such units leave weights that later
     moves keep (AdaGrad over one-row chunks of four blobs reached 0.29-0.40
-    training accuracy against 1.00 in one call).
+    training accuracy against 1.00 in one call). Examples count by number,
+    not weight, so that weights summing to 1 (AdaBoost's) are not taken for
+    no data. With ``all_data`` (``fit``, whose passes all learn in the units
+    of the whole training set: no move follows within the call) a feature
+    enters at once, as a ``StandardScaler`` fitted on that set scales it.
     """
     n_features = units["scale"].shape[0]
     if units["count"] == 0.0:
@@ -284,7 +290,7 @@ def move(units, features):
     squared_scale, tolerance = old_scale * old_scale, (1.0 + RESCALE_TOLERANCE) ** 2
     moved = ((variance > tolerance * squared_scale) | (variance * tolerance < squared_scale)
              | ((mean - old_center) ** 2 > RESCALE_TOLERANCE**2 * variance))
-    entered = (old_scale > 0.0) | (units["count"] >= ENTRY_EXAMPLES)
+    entered = (old_scale > 0.0) | (units["examples"] >= ENTRY_EXAMPLES) | all_data
     moved = np.flatnonzero(moved & (variance > 0.0) & entered)
     new_scale, new_center = np.sqrt(variance[moved]), mean[moved]
     units["scale"][features[moved]] = new_scale
