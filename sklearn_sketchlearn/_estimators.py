@@ -38,6 +38,7 @@ from .losses import (
     LOSSES,
     REGRESSION_LOSSES,
     log_softmax,
+    modified_huber_proba,
     multiclass_hinge,
     multinomial_log_loss,
     other_classes_margins,
@@ -1026,10 +1027,13 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
 
     @available_if(_check_proba)
     def predict_proba(self, X):
-        """Probability estimates (log loss only).
+        """Probability estimates (log loss and modified Huber loss).
 
-        Binary: ``1 / (1 + exp(-decision))``; more classes: the softmax of the
-        decisions (the multinomial model, as LogisticRegression's).
+        Log loss, binary: ``1 / (1 + exp(-decision))``; more classes: the
+        softmax of the decisions (the multinomial model, as
+        LogisticRegression's). Modified Huber loss: ``(clip(decision, -1, 1)
+        + 1) / 2``, normalized over more classes, as ``SGDClassifier``'s
+        (:func:`~sklearn_sketchlearn.losses.modified_huber_proba`).
 
         Parameters
         ----------
@@ -1042,13 +1046,15 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
             Probability of each class, in the order of ``classes_``.
         """
         check_is_fitted(self)
+        if self._loss_name == "modified_huber":
+            return modified_huber_proba(self.decision_function(X))
         if self._multinomial:
             return np.exp(self._multinomial_log_proba(X))
         return self._predict_proba_lr(X)
 
     @available_if(_check_proba)
     def predict_log_proba(self, X):
-        """Log of the probability estimates (log loss only).
+        """Log of the probability estimates (log loss and modified Huber loss).
 
         Parameters
         ----------

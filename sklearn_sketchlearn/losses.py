@@ -89,7 +89,8 @@ LOSSES = {
     for loss in [
         Loss("hinge", _losses.HINGE, "classification"),
         Loss("squared_hinge", _losses.SQUARED_HINGE, "classification", has_curvature=True),
-        Loss("modified_huber", _losses.MODIFIED_HUBER, "classification", has_curvature=True),
+        Loss("modified_huber", _losses.MODIFIED_HUBER, "classification", probabilistic=True,
+             has_curvature=True),
         Loss("log_loss", _losses.LOG_LOSS, "classification", probabilistic=True,
              has_curvature=True),
         Loss("squared_error", _losses.SQUARED_ERROR, "both", has_curvature=True),
@@ -143,6 +144,34 @@ def log_softmax(scores):
     columns = overflowed.any(axis=0)
     scores[:, columns] = np.where(overflowed[:, columns], 0.0, -np.inf)
     return scores - log_sum_exp(scores)
+
+
+def modified_huber_proba(decisions):
+    """Probabilities from modified Huber decision values ``p``, as
+    ``SGDClassifier``'s: ``(clip(p, -1, 1) + 1) / 2``, the inverse of the
+    decision that minimises the loss's conditional risk, ``2 P(y = 1) - 1``
+    within [-1, 1] (Zhang, 2004).
+
+    Parameters
+    ----------
+    decisions : ndarray of shape (n_samples,) or (n_samples, n_classes)
+        The positive class's decisions (binary) or each class's one-vs-rest
+        decisions.
+
+    Returns
+    -------
+    proba : ndarray of shape (n_samples, n_classes)
+        Binary: the two classes' probabilities. More classes: each class's
+        one-vs-rest probability over their sum, or uniform where every one
+        is 0.
+    """
+    positive = (np.clip(decisions, -1.0, 1.0) + 1.0) / 2.0
+    if positive.ndim == 1:
+        return np.column_stack([1.0 - positive, positive])
+    total = positive.sum(axis=1, keepdims=True)
+    none = total[:, 0] == 0.0
+    positive[none], total[none] = 1.0, positive.shape[1]
+    return positive / total
 
 
 def multinomial_log_loss(scores, labels):

@@ -38,6 +38,8 @@ CLASSIFIERS = [
     SketchedOnlineClassifier(SketchedOnlineNewton(), sketch=ExactSketch(), loss="log_loss",
                              random_state=0),
     SketchedOnlineClassifier(SON, sketch=None, random_state=0),
+    # predict_proba from clipped margins, as SGDClassifier's
+    SketchedOnlineClassifier(SON, loss="modified_huber", random_state=0),
     SketchedOnlineClassifier("ada_fd", sketch=FrequentDirections(3), random_state=0),
     SketchedOnlineClassifier(AdaFD(form="dual", delta=10.0), sketch="exact", random_state=0),
     SketchedOnlineClassifier("sdrogd", sketch=FrequentDirections(3, fast=True), loss="hinge",

@@ -224,7 +224,7 @@ def test_partial_fit_leaves_coef_to_its_first_use(stream):
                                rtol=1e-12, atol=1e-12)
 
 
-def test_predict_proba_only_for_log_loss(stream):
+def test_predict_proba_for_the_log_loss(stream):
     X, y = stream
     assert not hasattr(make_model("son-fd").fit(X, y), "predict_proba")
     # loss='auto': SON's log loss has probabilities, fitted or not; ADA-FD's
@@ -238,6 +238,22 @@ def test_predict_proba_only_for_log_loss(stream):
     multi = make_model("son-oja").fit(X, y)
     np.testing.assert_allclose(multi.predict_proba(X).sum(axis=1), 1.0)
     np.testing.assert_allclose(multi.predict_log_proba(X), np.log(multi.predict_proba(X)))
+
+
+@pytest.mark.parametrize("rule", ["son", "ogd"])
+def test_modified_huber_probabilities_are_sgd_classifiers(stream, rule):
+    # the reference: SGDClassifier's predict_proba given our coefficients
+    X, y = stream
+    for labels in (y > 0, y):  # binary, then more classes
+        model = SketchedOnlineClassifier(rule, loss="modified_huber", random_state=0)
+        model.fit(X, labels)
+        reference = SGDClassifier(loss="modified_huber", max_iter=1, tol=None).fit(X, labels)
+        reference.coef_, reference.intercept_ = model.coef_, model.intercept_
+        np.testing.assert_allclose(model.predict_proba(X), reference.predict_proba(X),
+                                   rtol=1e-12, atol=1e-15)
+        with np.errstate(divide="ignore"):  # a probability of 0 has the log -inf
+            np.testing.assert_array_equal(model.predict_log_proba(X),
+                                          np.log(model.predict_proba(X)))
 
 
 def test_user_strategy_objects_are_never_mutated(stream):

@@ -4,7 +4,7 @@ and curvature constants against SON's Assumption 2 on a grid."""
 import numpy as np
 import pytest
 
-from sklearn_sketchlearn.losses import LOSSES
+from sklearn_sketchlearn.losses import LOSSES, modified_huber_proba
 
 P = np.linspace(-3, 3, 601)
 CLOSED_FORMS = {
@@ -116,3 +116,11 @@ def test_modified_huber_newton_step_moves_a_margin_by_at_most_two():
         step = -loss.derivative(p, y) / curvature * y  # the margin's move
         np.testing.assert_allclose(step, np.minimum(1.0 - margins, 2.0), rtol=1e-12)
     assert newton_curvatures(MODIFIED_HUBER, [1.5], 1.0)[0] == 0.0  # past the margin: flat
+
+
+def test_modified_huber_probabilities_clip_the_margins():
+    # (clip(p, -1, 1) + 1) / 2; with more classes normalized, uniform where all are 0
+    binary = modified_huber_proba(np.array([-2.0, 0.0, 0.5, 3.0]))
+    np.testing.assert_array_equal(binary, [[1, 0], [0.5, 0.5], [0.25, 0.75], [0, 1]])
+    multi = modified_huber_proba(np.array([[-3.0, -2.0, -1.5], [0.0, 1.0, -1.0]]))
+    np.testing.assert_allclose(multi, [[1 / 3, 1 / 3, 1 / 3], [1 / 3, 2 / 3, 0.0]], rtol=1e-15)
