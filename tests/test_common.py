@@ -2,6 +2,9 @@
 learners accept (at their defaults) and on chosen settings, with the checks
 the package declares as expected to fail (:func:`expected_failed_checks`)."""
 
+import pytest
+from sklearn.base import clone
+from sklearn.utils import estimator_checks
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sklearn_sketchlearn import (
@@ -49,7 +52,13 @@ CLASSIFIERS = [
     # plain OGD's steps grow with the gradient: pair it with bounded-gradient losses
     SketchedOnlineClassifier(OnlineGradientDescent(), loss="hinge", random_state=0),
     SketchedOnlineClassifier(DiagonalAdaGrad(), loss="log_loss", random_state=0),
+    # the papers' rules on the checks' unscaled data
+    SketchedOnlineClassifier(SDROGD(feature_scaling=None), sketch="rp", random_state=0),
+    SketchedOnlineClassifier(AdaFD(feature_scaling=None), sketch="oja", random_state=0),
 ]
+# expected to fail check_class_weight_classifiers (see expected_failed_checks)
+OGD_SLOW_DECAY = SketchedOnlineClassifier(
+    OnlineGradientDescent(learning_rate="invscaling", power_t=0.5), random_state=0)
 REGRESSORS = [
     SketchedOnlineRegressor(random_state=0),
     SketchedOnlineRegressor(SketchedOnlineNewton(bound=None), sketch="exact", random_state=0),
@@ -79,7 +88,18 @@ def accepted_pairings():
     return learners
 
 
-@parametrize_with_checks(accepted_pairings() + CLASSIFIERS + REGRESSORS,
+@parametrize_with_checks(accepted_pairings() + CLASSIFIERS + REGRESSORS + [OGD_SLOW_DECAY],
                          expected_failed_checks=expected_failed_checks)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+@pytest.mark.parametrize("estimator", [CLASSIFIERS[0], REGRESSORS[0], OGD_SLOW_DECAY],
+                         ids=["classifier", "regressor", "ogd_power_t_0.5"])
+def test_the_checks_declared_to_fail_fail(estimator):
+    # the list is a claim: a check on it that passed would overstate the failures
+    failures = expected_failed_checks(estimator)
+    assert failures
+    for name in failures:
+        with pytest.raises((AssertionError, ValueError)):
+            getattr(estimator_checks, name)(type(estimator).__name__, clone(estimator))
