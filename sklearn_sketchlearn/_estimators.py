@@ -1069,7 +1069,8 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         check_is_fitted(self)
         if self._multinomial:  # not log(softmax), which rounds probabilities near 1
             return self._multinomial_log_proba(X)
-        return np.log(self.predict_proba(X))
+        with np.errstate(divide="ignore"):  # a probability of 0 (clipped margins) is log -inf
+            return np.log(self.predict_proba(X))
 
     def _multinomial_log_proba(self, X):
         """The log-softmax of the decisions (:func:`losses.log_softmax`)."""
