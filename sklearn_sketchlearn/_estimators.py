@@ -380,7 +380,7 @@ class _BaseSketchedOnline(BaseEstimator):
                     decisions = np.empty((self._n_decision_rows(), order.size))
                     settings = ChunkSettings(bool(self.fit_intercept),
                                              float(self._epsilon()) / target_scale,
-                                             self._n_positive, sparse_data)
+                                             self._n_positive, sparse_data, self._multinomial)
                     rows, kernel_order = arrays, order
                     if self._units is not None:
                         rows = row_arrays(_units.standardize(X, order, self._units))[:5]
@@ -542,6 +542,9 @@ class _BaseSketchedOnline(BaseEstimator):
         ``begin`` (see :meth:`_learn`)."""
         return min(self._BLOCK_SIZE, n_samples - begin)
 
+    # Whether the problems are the classes of a multinomial model (see the classifier)
+    _multinomial = False
+
     def _offsets(self, X, order, weights):
         """Each problem's ``offsets`` for the block of rows ``order`` of
         weights ``weights`` (see the kernels' ``chunk``): none but for a
@@ -610,7 +613,9 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
     against the other classes' margins as they were at the start of its
     block: each class takes its own step of the multinomial log loss, with
     the curvature of its own margin (the Hessian's diagonal blocks, one per
-    class).
+    class), and SON caps how far a step moves that margin at half a binary
+    problem's cap, so that two competing classes, stepping side by side, move
+    apart as far as a binary margin would.
 
     Parameters
     ----------

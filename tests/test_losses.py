@@ -71,11 +71,13 @@ def test_curvature_satisfies_son_assumption_2(name, bound):
         assert sigma > 0
 
 
-def newton_curvatures(code, p, y):
-    """The kernels' ``loss_curvature`` of loss ``code`` at each prediction ``p``."""
-    from sklearn_sketchlearn._kernels._losses import loss_curvature
+def newton_curvatures(code, p, y, max_step=None):
+    """The kernels' ``loss_curvature`` of loss ``code`` at each prediction ``p``
+    (a binary problem's log loss cap but for ``max_step``)."""
+    from sklearn_sketchlearn._kernels._losses import LOG_LOSS_MAX_STEP, loss_curvature
 
-    return np.array([loss_curvature(code, value, y) for value in p])
+    max_step = LOG_LOSS_MAX_STEP if max_step is None else max_step
+    return np.array([loss_curvature(code, value, y, max_step) for value in p])
 
 
 def test_log_loss_newton_curvature_caps_a_mistakes_step():
@@ -87,17 +89,17 @@ def test_log_loss_newton_curvature_caps_a_mistakes_step():
 
     loss = LOSSES["log_loss"]
     margins = np.linspace(-30, 30, 1201)
-    for y in (-1.0, 1.0):
+    for y, max_step in ((-1.0, LOG_LOSS_MAX_STEP), (1.0, LOG_LOSS_MAX_STEP), (1.0, 4.0)):
         p = margins * y
-        curvature = newton_curvatures(LOG_LOSS, p, y)
+        curvature = newton_curvatures(LOG_LOSS, p, y, max_step)
         q, one_minus_q = 1 / (1 + np.exp(-margins)), 1 / (1 + np.exp(margins))
         slope = np.abs(loss.derivative(p, y))
-        expected = np.maximum(q * one_minus_q, slope / LOG_LOSS_MAX_STEP)
+        expected = np.maximum(q * one_minus_q, slope / max_step)
         np.testing.assert_allclose(curvature, expected, rtol=1e-12, atol=1e-300)
         right = margins > 0
         np.testing.assert_allclose(curvature[right], (q * one_minus_q)[right], rtol=1e-12)
-        assert np.all(slope / curvature <= LOG_LOSS_MAX_STEP * (1 + 1e-12))
-        assert np.max(slope / curvature) > 0.99 * LOG_LOSS_MAX_STEP  # the cap binds
+        assert np.all(slope / curvature <= max_step * (1 + 1e-12))
+        assert np.max(slope / curvature) > 0.99 * max_step  # the cap binds
 
 
 def test_modified_huber_newton_step_moves_a_margin_by_at_most_two():

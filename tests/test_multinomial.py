@@ -1,6 +1,7 @@
 """The log loss over more than two classes is the multinomial model: each class
 learns the log loss of its margin less ``log sum_{c != k} exp(s_c)`` of the
-other classes' margins at the start of the block, against the reference
+other classes' margins at the start of the block (SON's steps capped at half
+a binary problem's move of the margin, 4), against the reference
 learners of ``tests/reference/learners.py`` driven block by block. Blocks are
 counted in examples of positive weight: 8 long up to the 128th, then 16 up to
 the 256th (a sixteenth to an eighth of the examples before them)."""
@@ -79,12 +80,13 @@ LEARNERS = {
     "son-exact": (SketchedOnlineNewton(alpha=1.0, feature_scaling=None), ExactSketch(),
                   lambda X, y, w, o: son(X, y, w, DenseSketch("exact"), loss="log_loss",
                                          alpha=1.0, bound=np.inf, sigma=1.0, adaptive=True,
-                                         gauss_newton=True, offsets=o)),
+                                         gauss_newton=True, offsets=o, max_step=4.0)),
     "son-fast_fd": (SketchedOnlineNewton(alpha=1e-3, feature_scaling=None),
                     FrequentDirections(2, fast=True),
                     lambda X, y, w, o: son(X, y, w, DenseSketch("fd", 2, fast=True),
                                            loss="log_loss", alpha=1e-3, bound=np.inf, sigma=1.0,
-                                           adaptive=True, gauss_newton=True, offsets=o)),
+                                           adaptive=True, gauss_newton=True, offsets=o,
+                                           max_step=4.0)),
     "ogd": (OnlineGradientDescent(eta0=0.5, feature_scaling=None), None,
             lambda X, y, w, o: first_order(X, y, w, loss="log_loss", adaptive=False, eta0=0.5,
                                            normalized=True, offsets=o,
@@ -227,3 +229,29 @@ def test_probabilities_stay_finite_where_a_decision_overflows(data):
     top = np.isposinf(decisions)
     rows = top.any(axis=1)
     np.testing.assert_allclose(proba[rows], top[rows] / top[rows].sum(axis=1, keepdims=True))
+
+
+def test_a_confident_mistake_moves_the_two_classes_apart_as_a_binary_step_would():
+    # On a confident mistake the log loss's curvature is floored so that a step
+    # moves its example's margin by at most a cap (LOG_LOSS_MAX_STEP for a
+    # binary problem). The multinomial classes step side by side: the true
+    # class's margin rises and the mistaken class's falls, so each takes half
+    # the cap and their difference, which decides the prediction, moves at
+    # most as far as a binary margin. New features (no curvature seen along
+    # them) make the cap bind.
+    from sklearn_sketchlearn._kernels._losses import LOG_LOSS_MAX_STEP
+
+    rng = np.random.default_rng(0)
+    labels = np.tile([0, 1, 2], 40)
+    X = np.zeros((labels.size, 23))
+    X[np.arange(labels.size), labels] = 1.0
+    X[:, :3] += 0.1 * rng.standard_normal((labels.size, 3))
+    model = SketchedOnlineClassifier(SketchedOnlineNewton(feature_scaling=None), sketch=None,
+                                     random_state=0).partial_fit(X, labels, classes=[0, 1, 2])
+    mistake = np.ones((1, 23))  # class 0's pattern and 20 new features
+    mistake[0, 1:3] = 0.0
+    before = model.decision_function(mistake)[0]
+    assert np.argmax(before) == 0 and model.predict_proba(mistake)[0, 1] < 0.05
+    after = model.partial_fit(mistake, [1]).decision_function(mistake)[0]
+    gap = (after[1] - after[0]) - (before[1] - before[0])
+    assert 0.6 * LOG_LOSS_MAX_STEP < gap < LOG_LOSS_MAX_STEP

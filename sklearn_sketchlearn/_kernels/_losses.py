@@ -68,7 +68,7 @@ LOG_LOSS_MAX_STEP = 8.0
 
 
 @jit
-def loss_curvature(code, p, y):
+def loss_curvature(code, p, y, max_step):
     """The curvature a Newton step uses: ``d^2 l / dp^2`` for the squared error
     and the squared hinge (0 beyond its margin); 0 for the losses without one.
     The modified Huber loss keeps the squared hinge's 2 where its slope stops
@@ -76,22 +76,23 @@ def loss_curvature(code, p, y):
     an example far on the wrong side (an outlier's) by at most 2; its own 0
     there would let that slope step through whatever ridge is left.
 
-    For the log loss ``max(l''(p), |l'(p)| / LOG_LOSS_MAX_STEP)``: ``l''(p) =
+    For the log loss ``max(l''(p), |l'(p)| / max_step)``: ``l''(p) =
     sigma(p) sigma(-p)`` vanishes on confident predictions, where a mistake
     (``|l'| -> 1``) would take an unbounded step ``-l' / l''`` along its own
-    direction; the floor caps that step at ``LOG_LOSS_MAX_STEP`` in margin, and
-    leaves ``l''`` wherever the prediction is right or unsure. Boehning and
-    Lindsay's bound ``1/4`` also majorizes the loss, but its steps are too short
-    for confident margins to grow in one pass; the cap was chosen by the log
-    loss of one pass over the 19 classification problems of
-    ``benchmarks/defaults.py`` (the user guide's table)."""
+    direction; the floor caps that step at ``max_step`` in margin, and leaves
+    ``l''`` wherever the prediction is right or unsure. Boehning and Lindsay's
+    bound ``1/4`` also majorizes the loss, but its steps are too short for
+    confident margins to grow in one pass; the cap of a binary problem,
+    ``LOG_LOSS_MAX_STEP``, was chosen by the log loss of one pass over the 19
+    classification problems of ``benchmarks/defaults.py`` (the user guide's
+    table)."""
     if code == SQUARED_HINGE or code == MODIFIED_HUBER:
         return 2.0 if y * p < 1.0 else 0.0
     if code == LOG_LOSS:
         z = y * p
         hessian = 1.0 / ((1.0 + np.exp(-z)) * (1.0 + np.exp(z)))
         slope = 1.0 / (1.0 + np.exp(z))  # |l'(p)|
-        return max(hessian, slope / LOG_LOSS_MAX_STEP)
+        return max(hessian, slope / max_step)
     if code == SQUARED_ERROR:
         return 2.0
     return 0.0

@@ -474,10 +474,11 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
     params : tuple
         ``(rank, ridge_params, loss_code, epsilon, bound, target_bound,
         sigma, gauss_newton, eta0, power_t, oja_eta0, oja_constant,
-        fit_intercept, scaling, t_start, sparse_form, target_units)``; see
-        :func:`son_ridge`
-        for ``ridge_params``. ``target_bound > 0`` bounds predictions by
-        ``target_bound`` times the largest ``|y|`` learned so far.
+        fit_intercept, scaling, t_start, sparse_form, target_units,
+        log_loss_max_step)``; see :func:`son_ridge` for ``ridge_params``.
+        ``target_bound > 0`` bounds predictions by ``target_bound`` times the
+        largest ``|y|`` learned so far. ``log_loss_max_step``: the log loss's
+        cap on a step's move of its example's margin (``loss_curvature``).
         ``sparse_form``: CSR rows take the sparse form (the caller's choice;
         never over the exact sketch or in centred units). ``target_units``:
         learn the targets in their running unit (:func:`move_target_unit`);
@@ -503,7 +504,7 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
      sketch_weights, form, touched, versions, maps, folds) = state
     (rank, ridge_params, loss_code, epsilon, bound, target_bound, sigma, gauss_newton,
      eta0, power_t, oja_eta0, oja_constant, fit_intercept, scaling, t_start, sparse_form,
-     target_units) = params
+     target_units, log_loss_max_step) = params
     adaptive = ridge_params[3]
 
     n_features = weights.shape[0]
@@ -628,7 +629,7 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
         # example's Newton step as large as an unweighted one's.
         t = t_start + i + 1
         if gauss_newton:
-            c = np.sqrt(weight * loss_curvature(loss_code, margin, target))
+            c = np.sqrt(weight * loss_curvature(loss_code, margin, target, log_loss_max_step))
         else:
             eta = eta0 * t ** (-power_t) if eta0 > 0.0 else 0.0
             c = np.sqrt(sigma * weight + eta * weight * weight) * derivative

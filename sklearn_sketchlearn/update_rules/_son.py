@@ -6,6 +6,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from .._kernels._losses import LOG_LOSS_MAX_STEP
 from .._kernels._pairings import partial_fit_kernel
 from .._kernels._sketch_updates import (
     EXACT,
@@ -383,7 +384,7 @@ class SketchedOnlineNewton(BaseUpdateRule):
             np.inf if self.bound_ is None else float(self.bound_), self._target_bound,
             self.sigma_, self.curvature_ == "gauss_newton", float(self.eta0),
             float(self.power_t), oja_eta0, oja_constant, settings.fit_intercept, scaling,
-            settings.t_start, sparse, self._target_units,
+            settings.t_start, sparse, self._target_units, self._log_loss_max_step(settings),
         )
         arrays = (
             state["weights"], state["rows"], state["gram"], state["cholesky"],
@@ -395,6 +396,20 @@ class SketchedOnlineNewton(BaseUpdateRule):
         # compiles in two thirds of the time
         dense_only = not sparse and not form[SPARSE]
         return partial_fit_kernel("son", kind, dense_only)(chunk, arrays, params, decisions)
+
+    @staticmethod
+    def _log_loss_max_step(settings):
+        """How far a step may move its example's margin under the log loss
+        (see ``loss_curvature``): a multinomial model's classes take half a
+        binary problem's cap. They step side by side, and on a mistake the
+        true class's margin rises as the mistaken class's falls: the
+        difference of the two, which decides the prediction, moves by the sum,
+        as far as a binary problem's margin. (Each class's curvature is its
+        block of the softmax Hessian, ``q_k (1 - q_k)``; the Hessian is at
+        most twice those blocks, so their side by side steps overshoot by up
+        to 2 along two competing classes, and a confident mistake, where the
+        cap binds, is where the overshoot is largest.)"""
+        return LOG_LOSS_MAX_STEP / (2.0 if settings.multinomial else 1.0)
 
     def _sparse_form(self, n_weights, capacity, n_stored, n_rows):
         """Whether CSR rows (``n_stored`` values in ``n_rows`` rows) take the

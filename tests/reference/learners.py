@@ -187,7 +187,7 @@ class RunningUnits:
 @as_if_left_out
 def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, power_t=0.5,
         fit_intercept=True, diagonal_scaling=False, epsilon=0.1, adaptive=False,
-        gauss_newton=False, standardize=False, oja_floor=True, offsets=None):
+        gauss_newton=False, standardize=False, oja_floor=True, offsets=None, max_step=8.0):
     """SON (Algorithm 1) with A = alpha_t I + S^T S solved densely.
 
     The papers' ridge is ``alpha_t = alpha + alpha0 (+ RFD's shift)``. With
@@ -202,8 +202,9 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
     ``c^2 |x|^2 / d``), one example's worth; over Oja's sketch (``oja_floor``) the ridge is
     at least half the least curvature held, ``t min Lambda / 2``, and with no
     sketch the step is through ``A + g_hat g_hat^T``. ``gauss_newton``
-    sketches ``sqrt(s l''(p)) x``. The loss is taken at ``p - offsets[t]``
-    (zeros by default).
+    sketches ``sqrt(s l''(p)) x``, the log loss's curvature floored at
+    ``|l'| / max_step``. The loss is taken at ``p - offsets[t]`` (zeros by
+    default).
     ``standardize`` (True, or ``"scale"``: without centering, revisited on
     non-zeros) feeds :class:`RunningUnits`' units; at each move the weights
     become ``T^{-T} u`` (but where a unit resting on at most 10 values grew,
@@ -281,7 +282,7 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
         slope = sample_weight[t] * loss.derivative(p - offsets[t], y[t], epsilon)
         if gauss_newton:
             ghat = np.sqrt(sample_weight[t] * newton_curvature(loss.name, p - offsets[t],
-                                                               y[t])) * x
+                                                               y[t], max_step)) * x
         else:
             eta = eta0 * (t + 1) ** (-power_t) if eta0 > 0 else 0.0
             # the loss s * l has curvature sigma / s
