@@ -194,7 +194,8 @@ def son_ridge(params, floats, n_features, n_directions, kind, counts, eigenvalue
     random projections and no sketch of ``|g_hat|^2 - g_hat^T S^T (alpha I +
     S S^T)^{-1} S g_hat``), spread over the directions that can hold it
     (:func:`missed_per_direction`: ``t`` gradients span at most ``t``
-    directions, so early steps stay Newton-sized). RFD's half shrinkage takes
+    directions, so early steps stay Newton-sized; a row learned again in
+    ``fit``'s later passes spans none it did not, and counts once). RFD's half shrinkage takes
     the spread's place where it is smaller: it bounds the missed curvature of
     the worst direction (FD misses at most the shrinkage along any), the
     spread is that of a mean one, and on wide data the bound is far above it:
@@ -463,7 +464,8 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
         modified in place.
         ``counts[0]`` holds the FD rows in use, Oja's ``t`` or the RP counter;
         ``counts[1]`` the RP seed; ``floats`` FD's total shrink, ``sum
-        |g_hat|^2``, the missed mass, the number of sketched gradients, the
+        |g_hat|^2``, the missed mass, the number of sketched gradients of rows
+        not ``repeated``, the
         largest ``|y|`` learned, the number of examples seen, the exact
         sketch's ridge, ``|Z^T b|^2`` at the sparse form's last fold, the
         targets' unit (``target_units``; 0 until a target is not 0), the
@@ -475,10 +477,13 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
         ``(rank, ridge_params, loss_code, epsilon, bound, target_bound,
         sigma, gauss_newton, eta0, power_t, oja_eta0, oja_constant,
         fit_intercept, scaling, t_start, sparse_form, target_units,
-        log_loss_max_step)``; see :func:`son_ridge` for ``ridge_params``.
+        log_loss_max_step, repeated)``; see :func:`son_ridge` for ``ridge_params``.
         ``target_bound > 0`` bounds predictions by ``target_bound`` times the
         largest ``|y|`` learned so far. ``log_loss_max_step``: the log loss's
         cap on a step's move of its example's margin (``loss_curvature``).
+        ``repeated``: the rows were learned before (``fit``'s later passes), so
+        their curvature vectors span no new directions and are not counted in
+        ``floats[3]``.
         ``sparse_form``: CSR rows take the sparse form (the caller's choice;
         never over the exact sketch or in centred units). ``target_units``:
         learn the targets in their running unit (:func:`move_target_unit`);
@@ -504,7 +509,7 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
      sketch_weights, form, touched, versions, maps, folds) = state
     (rank, ridge_params, loss_code, epsilon, bound, target_bound, sigma, gauss_newton,
      eta0, power_t, oja_eta0, oja_constant, fit_intercept, scaling, t_start, sparse_form,
-     target_units, log_loss_max_step) = params
+     target_units, log_loss_max_step, repeated) = params
     adaptive = ridge_params[3]
 
     n_features = weights.shape[0]
@@ -664,7 +669,11 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
                 floats[2] += max(mass - c * c * held, 0.0)
             else:
                 floats[2] += max(mass + c * c * correction, 0.0)
-            floats[3] += 1.0
+            # a repeated row's vector lies along one counted before: counting it
+            # again spread the missed curvature over directions that do not exist,
+            # and the steps of later passes stayed first-pass-sized
+            if not repeated or floats[3] == 0.0:
+                floats[3] += 1.0
         if adaptive and floats[3] == 0.0:
             slope = 0.0  # no curvature seen yet: no scale for a step
         appended = -1

@@ -385,6 +385,7 @@ class SketchedOnlineNewton(BaseUpdateRule):
             self.sigma_, self.curvature_ == "gauss_newton", float(self.eta0),
             float(self.power_t), oja_eta0, oja_constant, settings.fit_intercept, scaling,
             settings.t_start, sparse, self._target_units, self._log_loss_max_step(settings),
+            settings.repeated,
         )
         arrays = (
             state["weights"], state["rows"], state["gram"], state["cholesky"],

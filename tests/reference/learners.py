@@ -187,7 +187,8 @@ class RunningUnits:
 @as_if_left_out
 def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, power_t=0.5,
         fit_intercept=True, diagonal_scaling=False, epsilon=0.1, adaptive=False,
-        gauss_newton=False, standardize=False, oja_floor=True, offsets=None, max_step=8.0):
+        gauss_newton=False, standardize=False, oja_floor=True, offsets=None, max_step=8.0,
+        repeated_from=None):
     """SON (Algorithm 1) with A = alpha_t I + S^T S solved densely.
 
     The papers' ridge is ``alpha_t = alpha + alpha0 (+ RFD's shift)``. With
@@ -204,7 +205,8 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
     sketch the step is through ``A + g_hat g_hat^T``. ``gauss_newton``
     sketches ``sqrt(s l''(p)) x``, the log loss's curvature floored at
     ``|l'| / max_step``. The loss is taken at ``p - offsets[t]`` (zeros by
-    default).
+    default). Rows from ``repeated_from`` on repeat earlier ones (``fit``'s later
+    passes): ``t`` above counts the others only (and a first curvature vector).
     ``standardize`` (True, or ``"scale"``: without centering, revisited on
     non-zeros) feeds :class:`RunningUnits`' units; at each move the weights
     become ``T^{-T} u`` (but where a unit resting on at most 10 values grew,
@@ -303,7 +305,8 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
                     captured = ghat @ gram @ np.linalg.solve(ridge * np.eye(D) + gram, ghat)
                 missed += max(mass - captured, 0.0)
             total += mass
-            n_sketched += 1
+            if repeated_from is None or t < repeated_from or n_sketched == 0:
+                n_sketched += 1
         ghats.append(ghat.copy())
         sketch.add(ghat)
         gram, shift = sketch.gram(D)

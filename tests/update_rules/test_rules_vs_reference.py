@@ -140,6 +140,28 @@ def test_son(data, sketch, setting, sparse):
     check_against(model, X, labels, weights, expected, predictions, LOSSES[loss], sparse)
 
 
+@pytest.mark.parametrize("sketch", ["fast_rfd", "rp", "none"])
+def test_son_fit_counts_a_row_it_learns_again_once(sketch):
+    # fit's second pass learns the same 30 rows again: their curvature spans the
+    # directions the first pass met, and the missed curvature is spread over those
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((30, 60))  # wider than long: the spread counts the rows
+    labels = np.where(X @ rng.standard_normal(60) + 0.5 * rng.standard_normal(30) > 0, 1, -1)
+    rule = SketchedOnlineNewton(1e-3, bound=None, feature_scaling=None)
+    model = SketchedOnlineClassifier(rule, sketch=SKETCHES[sketch], shuffle=False, max_iter=2,
+                                     random_state=0).fit(X, labels)
+    twice, signs, weights = np.vstack([X, X]), np.tile(labels, 2).astype(float), np.ones(60)
+    options = dict(loss="log_loss", alpha=rule.alpha, bound=np.inf, sigma=1.0, adaptive=True,
+                   gauss_newton=True)
+    expected, _ = son(twice, signs, weights, reference_sketch(SKETCHES[sketch], 61),
+                      repeated_from=30, **options)
+    np.testing.assert_allclose(weights_of(model), np.atleast_2d(expected), rtol=1e-8,
+                               atol=1e-10 * max(1.0, np.abs(expected).max()))
+    # (the case the test is for: counting the second pass's rows as new changes the model)
+    counted, _ = son(twice, signs, weights, reference_sketch(SKETCHES[sketch], 61), **options)
+    assert np.abs(counted - expected).max() > 1e-3 * np.abs(expected).max()
+
+
 def son_regression(X, y, sample_weight, sketch, **options):
     """The reference SON on what a regressor with an intercept learns: the
     targets minus the first of a positive weight, which the intercept and the
