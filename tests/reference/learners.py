@@ -196,8 +196,9 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
     curvature: the sum over steps of FD's ``|g_hat|^2 - g_hat^T P g_hat`` (``P``
     the projection onto the span of its rows) and for Oja, RP and no sketch
     of ``|g_hat|^2 - g_hat^T S^T (alpha_{t-1} I + S S^T)^{-1} S g_hat`` (the
-    sketch before the step), divided by ``max(min(d, t) - m, min(d, t) / 2,
-    1)``, or for RFD its shift when that is smaller; the exact sketch's ridge is
+    sketch before the step; FD's at most ``sum |g_hat|^2 - |S|_F^2``), divided
+    by ``max(min(d, t) - m, min(d, t) / 2, 1)``, or for RFD its shift when that
+    is smaller; the exact sketch's ridge is
     fixed by the first gradient ``c x``, ``alpha c^2`` (standardized) or ``alpha
     c^2 |x|^2 / d``, and every other adaptive ridge is at least ``c^2`` (or
     ``c^2 |x|^2 / d``), one example's worth; over Oja's sketch (``oja_floor``) the ridge is
@@ -237,7 +238,9 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
             return alpha + sketch.alpha0 + sketch_shift
         if sketch.kind == "exact":
             return exact_ridge if exact_ridge is not None else 0.0
-        spread = missed / max(min(D, n_sketched) - directions, min(D, n_sketched) / 2, 1)
+        # FD misses at most what escaped it, trace(G - S^T S), with g_hat in
+        escaped = missed if sketch.kind != "fd" else min(missed, max(total - np.trace(gram), 0))
+        spread = escaped / max(min(D, n_sketched) - directions, min(D, n_sketched) / 2, 1)
         # RFD's shift, but never above the mean curvature missed per direction
         ridge = sketch.alpha0 + alpha * total / D + (
             min(sketch_shift, spread) if sketch.regularized else spread)
