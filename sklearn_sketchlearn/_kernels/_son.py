@@ -195,8 +195,8 @@ def son_ridge(params, floats, n_features, n_directions, kind, counts, eigenvalue
     S S^T)^{-1} S g_hat``), spread over the directions that can hold it
     (:func:`missed_per_direction`: ``t`` gradients span at most ``t``
     directions, so early steps stay Newton-sized; a row learned again in
-    ``fit``'s later passes spans none it did not, and counts once). RFD's half shrinkage takes
-    the spread's place where it is smaller: it bounds the missed curvature of
+    ``fit``'s later passes spans none it did not, and counts once). RFD's half
+    shrinkage takes the spread's place where it is smaller: it bounds the missed curvature of
     the worst direction (FD misses at most the shrinkage along any), the
     spread is that of a mean one, and on wide data the bound is far above it:
     7 to 10 times on a flat spectrum of 200 features with m = 10, where
@@ -318,13 +318,15 @@ def standardize_example(x, raw, scale, floats, weights, scaling, center, rows, n
 
 
 @jit
-def sketched_mass(kind, gram, n_rows):
-    """``|S|_F^2``, the trace of the Gram matrix of FD's ``n_rows`` rows (0 for
-    the other sketches: see :func:`son_ridge`)."""
-    total = 0.0
-    if kind == FREQUENT_DIRECTIONS:
-        for j in range(n_rows):
-            total += gram[j, j]
+def sketched_mass(kind, gram, n_rows, appended=0.0):
+    """``|S|_F^2``, the trace of the Gram matrix of FD's ``n_rows`` rows plus
+    ``appended``, the mass of a row about to join them (0 for the other
+    sketches: see :func:`son_ridge`)."""
+    if kind != FREQUENT_DIRECTIONS:
+        return 0.0
+    total = appended
+    for j in range(n_rows):
+        total += gram[j, j]
     return total
 
 
@@ -487,9 +489,8 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
         modified in place.
         ``counts[0]`` holds the FD rows in use, Oja's ``t`` or the RP counter;
         ``counts[1]`` the RP seed; ``floats`` FD's total shrink, ``sum
-        |g_hat|^2``, the missed mass, the number of sketched gradients of rows
-        not ``repeated``, the
-        largest ``|y|`` learned, the number of examples seen, the exact
+        |g_hat|^2``, the missed mass, the number of sketched gradients (of rows
+        not ``repeated``), the largest ``|y|`` learned, the number of examples seen, the exact
         sketch's ridge, ``|Z^T b|^2`` at the sparse form's last fold, the
         targets' unit (``target_units``; 0 until a target is not 0), the
         count of the targets' non-zero magnitudes and their running log median.
@@ -703,7 +704,7 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
         appended = -1
         # (FD's step is through its rows with c x appended)
         new_ridge = son_ridge(ridge_params, floats, n_features, n_directions, kind, counts,
-                              eigenvalues, sketched_mass(kind, gram, n_rows) + c * c * squared_norm)
+                              eigenvalues, sketched_mass(kind, gram, n_rows, c * c * squared_norm))
         if kind == EXACT:
             if c != 0.0:
                 solved[:] = c * x
