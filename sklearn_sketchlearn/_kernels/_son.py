@@ -196,12 +196,12 @@ def son_ridge(params, floats, n_features, n_directions, kind, counts, eigenvalue
     (:func:`missed_per_direction`: ``t`` gradients span at most ``t``
     directions, so early steps stay Newton-sized; a row learned again in
     ``fit``'s later passes spans none it did not, and counts once). RFD's half
-    shrinkage takes the spread's place where it is smaller: it bounds the missed curvature of
-    the worst direction (FD misses at most the shrinkage along any), the
-    spread is that of a mean one, and on wide data the bound is far above it:
-    7 to 10 times on a flat spectrum of 200 features with m = 10, where
-    RFD-SON's steps were as many times too short along most directions (R^2
-    0.58-0.69 against FD-SON's 0.98).
+    shrinkage takes the spread's place where it is smaller: it bounds the
+    missed curvature of the worst direction (FD misses at most the shrinkage
+    along any), the spread is that of a mean one, and on wide data the bound
+    is far above it: 7 to 10 times on a flat spectrum of 200 features with
+    m = 10, where RFD-SON's steps were as many times too short along most
+    directions (R^2 0.58-0.69 against FD-SON's 0.98).
 
     The adaptive ridge is at least half the least curvature the sketch holds
     along one of its directions (:func:`least_held_curvature`): a direction
@@ -490,8 +490,8 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
         ``counts[0]`` holds the FD rows in use, Oja's ``t`` or the RP counter;
         ``counts[1]`` the RP seed; ``floats`` FD's total shrink, ``sum
         |g_hat|^2``, the missed mass, the number of sketched gradients (of rows
-        not ``repeated``), the largest ``|y|`` learned, the number of examples seen, the exact
-        sketch's ridge, ``|Z^T b|^2`` at the sparse form's last fold, the
+        not ``repeated``), the largest ``|y|`` learned, the number of examples
+        seen, the exact sketch's ridge, ``|Z^T b|^2`` at the sparse form's last fold, the
         targets' unit (``target_units``; 0 until a target is not 0), the
         count of the targets' non-zero magnitudes and their running log median.
         ``sketch_weights``, ``form``, ``touched``, ``versions``, ``maps`` and
