@@ -35,6 +35,7 @@ from sklearn_sketchlearn.update_rules import (
     AdaFD,
     DiagonalAdaGrad,
     OnlineGradientDescent,
+    SketchedOnlineNewton,
 )
 
 RULES_AND_SKETCHES = (
@@ -312,6 +313,25 @@ def test_default_labels_do_not_depend_on_feature_units(problem, rule, sketch):
     assert np.mean(labels["rescaled"] == labels["original"]) >= 0.99
 
 
+@pytest.mark.parametrize("sketch", ["fast_rfd", "oja", "rp", None])
+def test_sons_adagrad_units_are_free_of_each_features_units(problem, sketch):
+    # D_j starts at ten times its feature's first squared non-zero and sums the
+    # squares of the curvature vectors, so x_j -> f x_j multiplies it by f^2 and
+    # the values fed are the same (with the paper's start, 0.1, they are not)
+    X, y, factors, _ = problem
+    X = np.where(np.abs(X) < 0.3, 0.0, X)  # features that enter late
+    models = [
+        stream(SketchedOnlineClassifier(SketchedOnlineNewton(feature_scaling="adagrad"),
+                                        sketch=sketch, random_state=0), Z[:1400], y[:1400],
+               [-1, 1])
+        for Z in (X, X * factors)]
+    np.testing.assert_allclose(models[1].coef_ * factors, models[0].coef_, rtol=1e-7,
+                               atol=1e-9 * np.abs(models[0].coef_).max())
+    np.testing.assert_allclose(models[1].decision_function(X[1400:] * factors),
+                               models[0].decision_function(X[1400:]), rtol=1e-7, atol=1e-9)
+    assert models[0].score(X[1400:], y[1400:]) > 0.75  # it learned
+
+
 @pytest.mark.parametrize("rule", [DiagonalAdaGrad(feature_scaling=None),
                                   OnlineGradientDescent(feature_scaling=None)])
 def test_papers_adagrad_and_ogd_do_depend_on_feature_units(problem, rule):
@@ -378,7 +398,9 @@ def test_ngs_largest_values_move_with_the_units(problem):
 
 @pytest.mark.parametrize(("rule", "sketch"), [("ada_fd", "fast_fd"), ("ada_fd", "rfd"),
                                               ("ada_fd", "exact"), ("adagrad", None),
-                                              ("ogd", None)])
+                                              ("ogd", None),
+                                              (SketchedOnlineNewton(feature_scaling="adagrad"),
+                                               "fast_rfd")])
 def test_regression_predictions_scale_with_targets(rule, sketch):
     X, y = load_diabetes(return_X_y=True)
     predictions = [

@@ -83,6 +83,7 @@ from ._son_sparse import (
     units_by_feature,
 )
 from ._units import (
+    adagrad_feed,
     count_dense_example,
     count_value,
     left_unit,
@@ -257,7 +258,9 @@ def standardize_example(x, raw, scale, floats, weights, scaling, center, rows, n
     """Feed the example in the learner's units, in place.
 
     ``scaling`` 1 is SON's Section 5.2: ``x / sqrt(D_t)``, ``D_t`` the diagonal
-    of ``0.1 I + sum g g^T`` (``scale[0]``). ``scaling`` 2 standardizes each
+    of ``sum g_hat g_hat^T`` in the raw units (``scale[0]``), each entry started
+    at its feature's first non-zero (:func:`adagrad_feed`) where the paper
+    starts at ``0.1 I``. ``scaling`` 2 standardizes each
     feature by its running mean (when ``center``: the intercept is the last
     feature) and standard deviation over the ``n_seen = floats[5]`` examples
     so far (in use: ``scale[3]`` and ``scale[0]``, whose inverse is ``scale[6]``;
@@ -287,7 +290,7 @@ def standardize_example(x, raw, scale, floats, weights, scaling, center, rows, n
     if scaling == 1:
         raw[:] = x
         for j in range(x.shape[0]):
-            x[j] /= np.sqrt(scale[0, j])
+            x[j] = adagrad_feed(j, x[j], scale)
         return False
     if scaling == 0:
         return False
@@ -850,9 +853,9 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
             if kind == OJA:
                 oja_refresh(rows, gram, factor)
         if scaling == 1 and sparse:
-            accumulate_adagrad(units, slope, raw, cols, nnz, True)
+            accumulate_adagrad(units, c, raw, cols, nnz, True)
         elif scaling == 1:
-            accumulate_adagrad(scale, slope, raw, cols, nnz, False)
+            accumulate_adagrad(scale, c, raw, cols, nnz, False)
         if sparse and scaling != 0 and not scale_finite(units, cols, nnz):
             return i
         floats[4] = max(floats[4], abs(target))
@@ -875,11 +878,13 @@ def count_curvature(scale, c, x, cols, vals, nnz, sparse, center):
 
 
 @jit
-def accumulate_adagrad(scale, slope, raw, cols, nnz, sparse):
-    """AdaGrad's ``D_t`` (``scale[0]``) plus the raw gradient's squares."""
+def accumulate_adagrad(scale, c, raw, cols, nnz, sparse):
+    """AdaGrad's ``D_t`` (``scale[0]``) plus the squares of the curvature vector
+    ``g_hat = c x`` in the raw units: free of the units of ``y``, where the
+    squared loss's gradient is not."""
     if sparse:
         for p in range(nnz):
-            scale[0, cols[p]] += (slope * raw[p]) ** 2
+            scale[0, cols[p]] += (c * raw[p]) ** 2
         return
     for j in range(raw.shape[0]):
-        scale[0, j] += (slope * raw[j]) ** 2
+        scale[0, j] += (c * raw[j]) ** 2

@@ -27,6 +27,7 @@ from ._jit import jit
 from ._prefetch import prefetch
 from ._sketch_updates import FREQUENT_DIRECTIONS, OJA, oja_needs_refresh, shrink_coefficients
 from ._units import (
+    adagrad_feed,
     feature_units,
     move_curvature_totals,
     move_gram,
@@ -544,7 +545,7 @@ def standardize_sparse_example(kind, cols, vals, nnz, raw, scale, floats, scalin
     if scaling == 1:
         for p in range(nnz):
             raw[p] = vals[p]
-            vals[p] /= np.sqrt(scale[0, cols[p]])
+            vals[p] = adagrad_feed(cols[p], vals[p], scale)
         return False
     if scaling == 0:
         return False

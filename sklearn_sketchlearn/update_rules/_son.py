@@ -163,8 +163,13 @@ class SketchedOnlineNewton(BaseUpdateRule):
         feature without zeros; a rare feature is not blown up by its zeros;
         its units are revisited only where it is non-zero, and a young unit
         is one resting on at most ten non-zeros); ``'adagrad'``
-        feeds ``D_t^{-1/2} x_t``, with ``D_t`` the diagonal of ``0.1 I +
-        sum_{s<t} g_s g_s^T`` (SON, Section 5.2); None feeds ``x_t``. Centering
+        feeds ``D_t^{-1/2} x_t``, with ``D_t`` the diagonal of ``sum_{s<t}
+        g_hat_s g_hat_s^T`` in the original units (SON, Section 5.2), each
+        entry started at ten times its feature's first squared non-zero where
+        the paper starts at ``0.1 I`` (the same on rows of unit norm, and free
+        of the units; the weights do not move with ``D_t``, so a feature's
+        steps shrink as its curvature gathers: see the user guide on text);
+        None feeds ``x_t``. Centering
         would make every sparse row dense, so a model started on sparse data
         (CSR rows with fewer than half their entries stored) treats
         ``'standardize'`` as ``'scale'`` (from then on, dense rows included);
@@ -342,8 +347,6 @@ class SketchedOnlineNewton(BaseUpdateRule):
         # use, the diagonal of sum g_hat g_hat^T and its column at the intercept,
         # the inverse of the scale, the count of non-zeros
         state["scale"] = np.zeros((8, 0 if self.feature_scaling is None else n_features))
-        if self.feature_scaling == "adagrad":
-            state["scale"][0] = 0.1
         # the sparse form of CSR rows (see _kernels/_son_sparse): b of w = w_bar + Z^T b,
         # the form's flags and counters, FD's columns touched since its last shrink and
         # the factor F of its kept rows F Z_top
@@ -541,8 +544,9 @@ class SketchedOnlineNewton(BaseUpdateRule):
         units = state["scale"]
         if state["form"][SPARSE]:
             units = units.reshape(units.shape[::-1]).T
-        if self.feature_scaling == "adagrad":
-            return weights / np.sqrt(units[0])
+        if self.feature_scaling == "adagrad":  # D_j = 0: a feature never met
+            root = np.sqrt(units[0])
+            return np.divide(weights, root, out=np.zeros_like(root), where=root > 0)
         if self.feature_scaling in ("standardize", "scale"):
             # u^T ((x - center) / scale) + u_b; a feature never seen has scale 0
             scale, center = units[0], units[3]

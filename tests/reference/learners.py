@@ -208,6 +208,9 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
     ``|l'| / max_step``. The loss is taken at ``p - offsets[t]`` (zeros by
     default). Rows from ``repeated_from`` on repeat earlier ones (``fit``'s later
     passes): ``t`` above counts the others only (and a first curvature vector).
+    ``diagonal_scaling`` feeds ``x / sqrt(D)``, ``D`` the sum of the curvature
+    vectors' squares in the raw units, each entry started at ten times its
+    feature's first squared non-zero (the paper: ``0.1``).
     ``standardize`` (True, or ``"scale"``: without centering, revisited on
     non-zeros) feeds :class:`RunningUnits`' units; at each move the weights
     become ``T^{-T} u`` (but where a unit resting on at most 10 values grew,
@@ -224,7 +227,7 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
     n, d = X.shape
     D = d + fit_intercept
     u = np.zeros(D)
-    scale = np.full(D, 0.1)
+    scale = np.zeros(D)  # AdaGrad's D, each entry started at its feature's first non-zero
     predictions = np.empty(n)
     total, missed, n_sketched, exact_ridge, one_example = 0.0, 0.0, 0, None, 0.0
     scale_only = standardize == "scale"
@@ -252,7 +255,9 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
         x = np.append(X[t], 1.0) if fit_intercept else X[t].copy()
         raw = x.copy()
         if diagonal_scaling:
-            x = x / np.sqrt(scale)
+            first = (scale == 0) & (raw != 0)
+            scale[first] = 10.0 * raw[first] ** 2
+            x = np.divide(x, np.sqrt(scale), out=np.zeros(D), where=scale > 0)
         if standardize:
             moves, x = units.observe(x)
             bias = D - 1 if fit_intercept else 0
@@ -286,13 +291,14 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
         predictions[t] = p
         slope = sample_weight[t] * loss.derivative(p - offsets[t], y[t], epsilon)
         if gauss_newton:
-            ghat = np.sqrt(sample_weight[t] * newton_curvature(loss.name, p - offsets[t],
-                                                               y[t], max_step)) * x
+            c = np.sqrt(sample_weight[t] * newton_curvature(loss.name, p - offsets[t], y[t],
+                                                            max_step))
         else:
             eta = eta0 * (t + 1) ** (-power_t) if eta0 > 0 else 0.0
             # the loss s * l has curvature sigma / s
             sigma_t = sigma / sample_weight[t] if sample_weight[t] > 0 else 0.0
-            ghat = np.sqrt(sigma_t + eta) * slope * x
+            c = np.sqrt(sigma_t + eta) * slope
+        ghat = c * x
         mass = ghat @ ghat
         if adaptive and mass > 0:
             if n_sketched == 0:  # one example's worth: standardized features have mean square 1
@@ -321,9 +327,9 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
         if slope != 0:
             u = w - np.linalg.solve(ridge_of(shift) * np.eye(D) + gram, slope * x)
         if diagonal_scaling:
-            scale = scale + (slope * raw) ** 2
+            scale = scale + (c * raw) ** 2  # g_hat in the raw units
     if diagonal_scaling:
-        u = u / np.sqrt(scale)
+        u = np.divide(u, np.sqrt(scale), out=np.zeros(D), where=scale > 0)
     if standardize:  # u^T ((x - center) / scale) + u_b in the original units
         n_features = units.n_features
         scales = units.scale[:n_features]
