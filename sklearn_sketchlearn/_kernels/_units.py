@@ -37,7 +37,7 @@ NO_SPREAD = 1e-24
 
 # AdaGrad's units (SON's Section 5.2) start a feature's ``D_j`` at this many
 # times its first squared value, where the paper starts every ``D_j`` at 0.1:
-# the same on rows of unit norm (tf-idf values are about 0.1), and free of the
+# about the same on rows of unit norm (tf-idf values are near 0.1), and free of the
 # feature's units. A smaller start feeds a word seen once nearly as large as
 # a common one. Measured (one pass, SON's default sketch, held-out accuracy),
 # with the gradients' squares in D for starts 1 / 3 / 10 / 30: a hashed phrase

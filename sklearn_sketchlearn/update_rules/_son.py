@@ -166,7 +166,7 @@ class SketchedOnlineNewton(BaseUpdateRule):
         feeds ``D_t^{-1/2} x_t``, with ``D_t`` the diagonal of ``sum_{s<t}
         g_hat_s g_hat_s^T`` in the original units (SON, Section 5.2), each
         entry started at ten times its feature's first squared non-zero where
-        the paper starts at ``0.1 I`` (the same on rows of unit norm, and free
+        the paper starts at ``0.1 I`` (about the same on rows of unit norm, and free
         of the units; the weights do not move with ``D_t``, so a feature's
         steps shrink as its curvature gathers: see the user guide on text);
         None feeds ``x_t``. Centering
