@@ -214,7 +214,8 @@ def son_ridge(params, floats, n_features, n_directions, kind, counts, eigenvalue
 
     FD's missed curvature is at most what escaped the sketch, ``sum |g_hat|^2 -
     |S|_F^2`` (``sketched``: ``|S|_F^2`` with the example in; 0 for the other
-    sketches), the trace of ``G - S^T S``: a vector off the span of the rows is
+    sketches, whose missed curvature is at most ``sum |g_hat|^2`` already), the
+    trace of ``G - S^T S``: a vector off the span of the rows is
     held in full while the buffer has room, and a sketch that never shrinks
     (``m`` above the curvature's rank) misses nothing. Counted as missed, such
     vectors made FD-SON's ridge about twice the mean curvature per direction
@@ -230,9 +231,9 @@ def son_ridge(params, floats, n_features, n_directions, kind, counts, eigenvalue
     offset, shrink_weight, relative, adaptive = params
     if not adaptive:
         return offset + shrink_weight * floats[0]
-    missed = floats[2]
-    if kind == FREQUENT_DIRECTIONS:
-        missed = min(missed, max(floats[1] - sketched, 0.0))
+    # every sketch's missed mass is at most the mass it saw (each term is), so
+    # with sketched = 0 this bound only binds for FD
+    missed = min(floats[2], max(floats[1] - sketched, 0.0))
     missed = missed_per_direction(missed, n_features, floats[3], n_directions)
     if shrink_weight != 0.0:  # RFD's half shrinkage, at most the mean missed curvature
         missed = min(shrink_weight * floats[0], missed)
