@@ -16,39 +16,60 @@ import scipy.sparse as sp
 from sklearn_sketchlearn import SketchedOnlineClassifier
 from sklearn_sketchlearn._kernels._first_order import first_order_partial_fit
 
-# Trains one pairing in a fresh process and reports which sketch updates it compiled.
-COMPILED = """
-import json, sys
+# Trains SON and ADA-FD over fast FD on dense rows, then SON on wide CSR rows,
+# in a fresh process; reports after each which sketch updates and whether
+# SON's sparse form had compiled, and whether the last model took that form.
+FIRST_FITS = """
+import json
 import numpy as np
+import scipy.sparse as sp
 from sklearn_sketchlearn import SketchedOnlineClassifier
-from sklearn_sketchlearn._kernels import _sketch_updates as updates
+from sklearn_sketchlearn._kernels import _sketch_updates as updates, _son_sparse
 
-X = np.random.default_rng(0).standard_normal((60, 8))
+def compiled():
+    counts = {name: len(getattr(updates, name).signatures)
+              for name in ("fd_shrink", "oja_small_update", "oja_refresh", "rp_draw")}
+    return {**counts, "sparse_step": len(_son_sparse.sparse_step.signatures)}
+
+rng = np.random.default_rng(0)
+X = rng.standard_normal((60, 8))
 y = (X[:, 0] > 0).astype(int)
-SketchedOnlineClassifier(sys.argv[1], sketch="fast_fd").partial_fit(X, y, classes=[0, 1])
-print(json.dumps({name: len(getattr(updates, name).signatures)
-                  for name in ("fd_shrink", "oja_small_update", "oja_refresh", "rp_draw")}))
+after = {}
+for rule in ("son", "ada_fd"):
+    SketchedOnlineClassifier(rule, sketch="fast_fd").partial_fit(X, y, classes=[0, 1])
+    after[rule] = compiled()
+wide = sp.random(60, 2000, density=2e-3, format="csr", random_state=0)
+model = SketchedOnlineClassifier("son", sketch="fast_fd").partial_fit(wide, y, classes=[0, 1])
+after["son on CSR"] = {**compiled(), "in_sparse_form": int(model._state["form"][0, 1])}
+print(json.dumps(after))
 """
 
 
-def fresh_process(code, args, cache):
+def fresh_process(code, cache):
     env = {key: value for key, value in os.environ.items()
            if key != "SKLEARN_SKETCHLEARN_NUMBA_CACHE"}
-    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           env={**env, "NUMBA_CACHE_DIR": str(cache)}, timeout=600)
     assert done.returncode == 0, done.stderr
     return done.stdout, done.stderr
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("rule", ["son", "ada_fd"])
-def test_a_learner_over_fd_compiles_no_other_sketch(rule, tmp_path):
+def test_first_fits_compile_only_the_sketch_and_the_form_in_use(tmp_path):
+    # (one fresh process for every check: each compile takes tens of seconds)
+    out, _ = fresh_process(FIRST_FITS, tmp_path)
+    after = json.loads(out)
     # the kernels branched on the sketch's kind at run time and compiled every
     # sketch's updates: about half of the first fit's compile time
-    out, _ = fresh_process(COMPILED, [rule], tmp_path)
-    compiled = json.loads(out)
-    assert compiled["fd_shrink"] == 1  # the cache was empty: FD's code compiled
-    assert compiled["oja_small_update"] == compiled["oja_refresh"] == compiled["rp_draw"] == 0
+    for rule in ("son", "ada_fd"):
+        assert after[rule]["fd_shrink"] == 1  # the cache was empty: FD's code compiled
+        assert after[rule]["oja_small_update"] == after[rule]["oja_refresh"] == 0
+        assert after[rule]["rp_draw"] == 0
+    # SON's kernel compiled its sparse form (CSR rows in time independent of
+    # d) for every learner: over fast FD, half its machine code
+    assert after["son"]["sparse_step"] == after["ada_fd"]["sparse_step"] == 0
+    assert after["son on CSR"]["sparse_step"] == 1
+    assert after["son on CSR"]["in_sparse_form"] == 1
 
 
 def test_one_compiled_kernel_serves_every_kind_of_chunk():
@@ -86,47 +107,14 @@ print(json.dumps([sum(kernel.stats.cache_hits.values()), sum(kernel.stats.cache_
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("call", ["compile_kernels([('ogd', None)])",  # and every sketch
+@pytest.mark.parametrize("call", ["compile_kernels([('ogd', None)], sketches=())",
                                   # two spawned processes, one training OGD
                                   "compile_kernels([('ogd', None)], sketches=(), n_jobs=2)"],
                          ids=["one-process", "n_jobs=2"])
 def test_compiling_ahead_lets_a_later_process_start_from_the_cache(tmp_path, call):
     compile_ahead = f"from sklearn_sketchlearn._compile import compile_kernels; {call}"
-    out, _ = fresh_process(compile_ahead, [], tmp_path)
+    out, _ = fresh_process(compile_ahead, tmp_path)
     assert "ogd over None" in out and "compiled in" in out
-    out, stderr = fresh_process(TRAIN, [], tmp_path)
+    out, stderr = fresh_process(TRAIN, tmp_path)
     assert json.loads(out) == [1, 0]
     assert "compiling" not in stderr
-
-
-# Trains SON on dense rows, then on wide CSR rows; reports whether the sparse
-# form's code had compiled after each.
-SPARSE_FORM = """
-import json
-import numpy as np
-import scipy.sparse as sp
-from sklearn_sketchlearn import SketchedOnlineClassifier
-from sklearn_sketchlearn._kernels import _son_sparse
-
-def compiled():
-    return len(_son_sparse.sparse_step.signatures)
-
-rng = np.random.default_rng(0)
-X = rng.standard_normal((60, 8))
-y = (X[:, 0] > 0).astype(int)
-model = SketchedOnlineClassifier("son", sketch="fast_fd").partial_fit(X, y, classes=[0, 1])
-after_dense = compiled()
-wide = sp.random(60, 2000, density=2e-3, format="csr", random_state=0)
-model = SketchedOnlineClassifier("son", sketch="fast_fd").partial_fit(wide, y, classes=[0, 1])
-print(json.dumps([after_dense, compiled(), int(model._state["form"][0, 1])]))
-"""
-
-
-@pytest.mark.slow
-def test_dense_rows_compile_no_sparse_form(tmp_path):
-    # SON's kernel compiled its sparse form (CSR rows in time independent of
-    # d) for every learner: over fast FD, half its machine code
-    out, _ = fresh_process(SPARSE_FORM, [], tmp_path)
-    after_dense, after_wide, in_sparse_form = json.loads(out)
-    assert after_dense == 0
-    assert after_wide == 1 and in_sparse_form == 1
