@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from joblib import effective_n_jobs
 from sklearn.datasets import load_digits, load_svmlight_file
 
 from sklearn_sketchlearn._compile import compile_kernels
@@ -20,26 +21,26 @@ SHARED_DATASETS = Path(
     )
 )
 
-COMPILED_AHEAD = []
+COMPILE_SECONDS = pytest.StashKey[float]()
 
 
-@pytest.hookimpl(tryfirst=True)  # before the terminal's header, which reports it
+@pytest.hookimpl(tryfirst=True)  # before xdist starts its workers and the header is written
 def pytest_sessionstart(session):
     """Compile every pairing into numba's cache, as many at once as there are
-    cores. Compiling is most of a fresh suite's time, one core at a time when
-    the tests that first train each pairing pay it (about 390 CPU seconds:
-    205 s on 2 cores against 390 s); with a warm cache this loads, in about
-    5 s. Tests of compiling itself run in fresh caches of their own."""
+    cores. Compiling is most of a fresh suite's time: 386 CPU seconds, which
+    the first test of each pairing paid one core at a time; at once on 2
+    cores it takes 205 s. With a warm cache it loads, in about 5 s. The tests
+    of compiling itself use fresh caches of their own."""
     if NUMBA_OPTIONS["cache"] and not hasattr(session.config, "workerinput"):  # xdist's workers
         start = time.perf_counter()
         compile_kernels(log=lambda line: None, n_jobs=-1)
-        COMPILED_AHEAD.append(time.perf_counter() - start)
+        session.config.stash[COMPILE_SECONDS] = time.perf_counter() - start
 
 
 def pytest_report_header(config):
-    if COMPILED_AHEAD:
+    if COMPILE_SECONDS in config.stash:
         return (f"sklearn_sketchlearn: kernels compiled (or loaded) ahead on "
-                f"{os.cpu_count()} cores in {COMPILED_AHEAD[0]:.0f} s")
+                f"{effective_n_jobs(-1)} cores in {config.stash[COMPILE_SECONDS]:.0f} s")
     return "sklearn_sketchlearn: numba's cache is off; each test process compiles"
 
 
