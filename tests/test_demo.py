@@ -1,4 +1,8 @@
-"""The README's demo runs, and what it prints satisfies what it claims."""
+"""The README's demo runs, prints the table the README shows, and what it prints
+satisfies what it claims."""
+
+import re
+from pathlib import Path
 
 import numpy as np
 from sklearn.datasets import load_digits
@@ -12,6 +16,14 @@ def test_demo_runs(capsys):
     for heading in ("here RFD halves FD's error", "two halves merged", "SGDClassifier",
                     "SDROGD", "condition number"):
         assert heading in out
+    # the README's "What the demo prints": every learner's row as printed
+    # (its table had gone stale after two changes to SON's results)
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    block = re.search(r"## What the demo prints\n.*?```\n(.*?)```", readme, re.S).group(1)
+    rows = [line for line in block.splitlines() if re.search(r"\d\.\d{3}$", line)]
+    assert len(rows) == 2 * len(_demo.learners())
+    for row in rows:
+        assert row in out.splitlines(), row
 
 
 def test_demo_table_obeys_fd_bound_and_rfd_halving():
