@@ -15,6 +15,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from joblib import Parallel, delayed
+from sklearn import get_config
 from sklearn.base import BaseEstimator, RegressorMixin, _fit_context, clone, is_classifier
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model._base import LinearClassifierMixin
@@ -64,6 +65,16 @@ def resolve_strategies(update_rule, sketch, n_weights=None):
     if spec is None:
         return rule, None
     return rule, SKETCHES[spec]() if isinstance(spec, str) else clone(spec)
+
+
+def unchecked_input():
+    """What an error adds when scikit-learn's ``assume_finite`` skipped the
+    input's check: a NaN or an infinity in the data ends a pass as a
+    divergence or an overflow does."""
+    if get_config()["assume_finite"]:
+        return (" scikit-learn's assume_finite is set, so the input was not checked for "
+                "NaN or infinity, which end a pass the same way.")
+    return ""
 
 
 class _BaseSketchedOnline(BaseEstimator):
@@ -318,7 +329,7 @@ class _BaseSketchedOnline(BaseEstimator):
                 f"{type(self.update_rule_).__name__} diverged during pass {epoch + 1}: "
                 f"{cause}. The model is left as it was before this call. Scaling the input "
                 "data (StandardScaler), a smaller step (eta0) or a larger ridge (alpha, "
-                "delta) might help."
+                f"delta) might help.{unchecked_input()}"
             )
 
     def _prediction_limit(self, y):
@@ -439,7 +450,7 @@ class _BaseSketchedOnline(BaseEstimator):
                 f"{type(self.update_rule_).__name__} learns in running units, and the "
                 "squares of this chunk's features or targets overflow: their spread is not "
                 "a float. Scale the input data (StandardScaler) first. The model is left as "
-                "it was before this call."
+                f"it was before this call.{unchecked_input()}"
             )
         change = _units.move(units, features, all_data)
         if change.moves:

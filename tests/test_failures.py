@@ -8,7 +8,8 @@ import time
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from sklearn.base import clone
+from sklearn import config_context
+from sklearn.base import clone, is_classifier
 from sklearn.datasets import load_iris, make_blobs, make_classification
 from sklearn.exceptions import NotFittedError
 from sklearn.preprocessing import StandardScaler
@@ -38,6 +39,24 @@ def stream():
 
 
 # -- validation of later chunks ----------------------------------------------
+
+
+@pytest.mark.parametrize("make", [SketchedOnlineClassifier, lambda: SketchedOnlineClassifier("ogd"),
+                                  SketchedOnlineRegressor],
+                         ids=["son", "ogd", "regressor"])
+def test_unchecked_nan_is_named_in_the_error(stream, make):
+    # under assume_finite a NaN reaches the learner, which stopped with "diverged"
+    # or "overflow" and asked for a scaler
+    X, y = stream
+    model = make().partial_fit(X[:50], y[:50], **({"classes": [0, 1, 2]}
+                                                 if is_classifier(make()) else {}))
+    before = pickle.dumps(model)
+    unchecked = X[50:].copy()
+    unchecked[7, 2] = np.nan
+    with config_context(assume_finite=True):
+        with pytest.raises(ValueError, match="assume_finite is set, so the input was not"):
+            model.partial_fit(unchecked, y[50:])
+    assert pickle.dumps(model) == before
 
 
 @pytest.mark.parametrize("call", ["first", "later"])
