@@ -48,8 +48,8 @@ def test_unchecked_nan_is_named_in_the_error(stream, make):
     # under assume_finite a NaN reaches the learner, which stopped with "diverged"
     # or "overflow" and asked for a scaler
     X, y = stream
-    model = make().partial_fit(X[:50], y[:50], **({"classes": [0, 1, 2]}
-                                                 if is_classifier(make()) else {}))
+    model = make()
+    model.partial_fit(X[:50], y[:50], **({"classes": [0, 1, 2]} if is_classifier(model) else {}))
     before = pickle.dumps(model)
     unchecked = X[50:].copy()
     unchecked[7, 2] = np.nan
