@@ -186,7 +186,7 @@ def update_pass(weights, x, x_coefficient, rows, n_rows, row_coefficients, row_s
 def son_ridge(params, floats, n_features, n_directions, kind, counts, eigenvalues, sketched):
     """The isotropic part ``alpha_t`` of ``A_t = alpha_t I + S^T S``.
 
-    ``params = (offset, shrink_weight, relative, adaptive)``: the papers' fixed
+    ``params = (offset, shrink_weight, relative, adaptive, prior_features)``: the papers' fixed
     ``alpha`` is ``offset`` (plus RFD's ``shrink_weight = 1/2`` of FD's total
     shrink). The adaptive ridge adds ``relative`` times the mean curvature per
     direction, ``sum |g_hat|^2 / d``, and the curvature the sketch missed
@@ -227,10 +227,17 @@ def son_ridge(params, floats, n_features, n_directions, kind, counts, eigenvalue
     sketch that holds every direction seen, FD's buffer or RFD's while ``t``
     is below its size, misses nothing, and a ridge far below one example's
     curvature lets the first Newton steps fit single examples exactly.
+    With ``prior_features`` > 0 (the log loss in running units) that floor is
+    one example's curvature per ``prior_features`` features seen
+    (``floats[11]``, the features that took units), when there are more: see
+    ``SketchedOnlineNewton``'s ``_PRIOR_FEATURES``.
     """
-    offset, shrink_weight, relative, adaptive = params
+    offset, shrink_weight, relative, adaptive, prior_features = params
     if not adaptive:
         return offset + shrink_weight * floats[0]
+    floor = floats[6]
+    if prior_features > 0.0:
+        floor *= max(1.0, floats[11] / prior_features)
     # every sketch's missed mass is at most the mass it saw (each term is), so
     # with sketched = 0 this bound only binds for FD
     missed = min(floats[2], max(floats[1] - sketched, 0.0))
@@ -238,7 +245,7 @@ def son_ridge(params, floats, n_features, n_directions, kind, counts, eigenvalue
     if shrink_weight != 0.0:  # RFD's half shrinkage, at most the mean missed curvature
         missed = min(shrink_weight * floats[0], missed)
     ridge = offset + relative * floats[1] / n_features + missed
-    return max(ridge, floats[6], 0.5 * least_held_curvature(kind, counts, eigenvalues))
+    return max(ridge, floor, 0.5 * least_held_curvature(kind, counts, eigenvalues))
 
 
 @jit
@@ -310,7 +317,9 @@ def standardize_example(x, raw, scale, floats, weights, scaling, center, rows, n
         value = raw[j]
         if center and scale[7, j] == 0.0:
             count_value(j, value, inverse_n, center, scale)  # its first non-zero
+        entering = scale[0, j] == 0.0
         spread, mean = units_move(j, inverse_n, center, scale)
+        floats[11] += 1.0 if entering and scale[0, j] != 0.0 else 0.0  # took its units
         if spread > 0.0:
             curvature_ready = move_units(j, scale[0, j] / spread, (scale[3, j] - mean) / spread,
                                          bias, center, weights, scale, floats, rows, n_rows,
@@ -613,9 +622,15 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
                                                fit_intercept, moving,
                                                min(n_rows, moving.shape[0]), gram, dense,
                                                curvature, unsettled)
-        if scaling >= 2:  # the curvature totals may have moved with the units
+        if scaling >= 2:  # the curvature totals may have moved with the units, and
+            # features that took units raise the log loss's prior
+            previous = ridge
             ridge = son_ridge(ridge_params, floats, n_features, n_directions, kind, counts,
                               eigenvalues, sketched_mass(kind, gram, n_rows))
+            # (FD and RP factor ridge I + S S^T: a ridge that moved with no move of
+            # the sketch needs the factor again)
+            sketch_moved = sketch_moved or (ridge != previous and (
+                kind == FREQUENT_DIRECTIONS or kind == RANDOM_PROJECTION))
         if sketch_moved:
             span_rows = -1
             refresh_after_rescale(kind, n_rows, gram, factor, ridge, cholesky, dense,

@@ -555,7 +555,9 @@ def standardize_sparse_example(kind, cols, vals, nnz, raw, scale, floats, scalin
         j, value = cols[p], vals[p]
         if value == 0.0:
             continue
+        entering = scale[0, j] == 0.0
         spread, mean = feature_units(j, value, inverse_n, False, scale)
+        floats[11] += 1.0 if entering and scale[0, j] != 0.0 else 0.0  # took its units
         if spread > 0.0:
             move_column_units(j, scale[0, j] / spread, kind, columns, weights, sketch_weights,
                               scale, floats, gram, factor, top, n_rows)

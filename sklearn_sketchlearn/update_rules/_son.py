@@ -94,7 +94,12 @@ class SketchedOnlineNewton(BaseUpdateRule):
       adaptive ``alpha_t`` is at least one example's curvature, ``c_1^2`` (the
       exact sketch's prior below at ``alpha = 1``): a sketch that holds all
       the directions seen so far misses nothing, and a smaller ridge lets the
-      first steps fit single examples exactly. Over Oja's
+      first steps fit single examples exactly. Under the log loss in running
+      units that floor is ``c_1^2 max(1, d_t / 250)``, ``d_t`` the features
+      that took units so far: the log loss has no minimum on separable data
+      (usually so with more features than examples), and this Gaussian prior,
+      whose expected ``|w|^2`` is ``250 / c_1^2`` whatever ``d_t``, stands in
+      for it (see ``_PRIOR_FEATURES``). Over Oja's
       sketch ``alpha_t`` is at least half the least curvature held, ``t min
       Lambda / 2`` (a missed direction holds no more, and a step through a
       smaller ridge overshoots), and its directions turn by their own curvature,
@@ -247,6 +252,27 @@ class SketchedOnlineNewton(BaseUpdateRule):
     # step then costs no more than fast FD's (size 10; benchmarks/auto_sketch.py)
     # and it misses no curvature
     _EXACT_UP_TO = 64
+    # The log loss has no minimum on data that a hyperplane separates, and data
+    # with more features than examples seen usually are: each Newton step then
+    # pushes the example's margin by about 1 / sigma(margin) >= 1, however
+    # confident it already is, along whatever directions the curvature seen
+    # holds least (on text, the words met a few times). Under this loss in
+    # running units the adaptive ridge's floor is therefore one example's
+    # curvature per this many features seen, when that is more than one
+    # example's: a Gaussian prior on the weights whose expected squared norm,
+    # ``d_seen / alpha_t``, is this many examples' worth whatever the width,
+    # which stands in for the missing minimum. Below this many features it
+    # changes nothing. Measured on text imitations (one pass in chunks of 100,
+    # held-out accuracy; 20 classes and two binary sets of tf-idf rows, d =
+    # 5e4; a hashed phrase stream, 2^18 features, chunks of 500, with its
+    # progressive error) for no prior / 250 / 160 / 100 features: 0.917 /
+    # 0.930 / 0.931 / 0.933; 0.963 / 0.968 / 0.969 / 0.968; 0.952 / 0.962 /
+    # 0.964 / 0.965; 0.0867 / 0.0861 / 0.0902 / 0.0986. 250 is the strongest
+    # prior that lost on none of them (w8a-like rows, d = 300, and a9a:
+    # unchanged). The squared hinge, whose minimum exists, gained nothing from
+    # a prior (0.938 -> 0.937 on the 20 classes, 0.961 -> 0.960), nor did a
+    # regression on text (R^2 0.60 -> 0.41).
+    _PRIOR_FEATURES = 250.0
     _sketch_use = "optional"
     # 'auto' bound of a regressor: this many times the largest |y - y_1| learned.
     _TARGET_BOUND = 2.0
@@ -311,12 +337,16 @@ class SketchedOnlineNewton(BaseUpdateRule):
                 "eta0=0): nothing would be sketched. Set sigma or eta0 > 0."
             )
 
-    def _ridge_params(self, sketch):
-        """``(offset, shrink_weight, relative, adaptive)`` of the kernels' ridge."""
-        _, _, regularized, sketch_ridge = sketch_kernel_params(sketch)[:4]
+    def _ridge_params(self, sketch, loss):
+        """``(offset, shrink_weight, relative, adaptive, prior_features)`` of the
+        kernels' ridge."""
+        kind, _, regularized, sketch_ridge = sketch_kernel_params(sketch)[:4]
         if self.ridge == "fixed":
-            return (self.alpha_ + sketch_ridge, 0.5 * regularized, 0.0, False)
-        return (sketch_ridge, 0.5 * regularized, float(self.alpha_), True)
+            return (self.alpha_ + sketch_ridge, 0.5 * regularized, 0.0, False, 0.0)
+        prior = (loss.name == "log_loss" and kind != EXACT
+                 and self.feature_scaling in ("standardize", "scale"))
+        return (sketch_ridge, 0.5 * regularized, float(self.alpha_), True,
+                self._PRIOR_FEATURES if prior else 0.0)
 
     def _allocate(self, sketch, n_features, loss, random_state, n_outputs):
         if sketch is None:
@@ -326,7 +356,7 @@ class SketchedOnlineNewton(BaseUpdateRule):
         # Cholesky factor of ridge I + S S^T (FD, RP) or of A itself (exact);
         # the adaptive ridge starts at the sketch's own (RFD's alpha0) and the
         # exact sketch's is set by the first gradient.
-        ridge = self._ridge_params(sketch)[0]
+        ridge = self._ridge_params(sketch, loss)[0]
         capacity = state["rows"].shape[0]
         state["cholesky"] = np.zeros((capacity, capacity))
         if sketch is not None and sketch._kind == RANDOM_PROJECTION:
@@ -336,8 +366,9 @@ class SketchedOnlineNewton(BaseUpdateRule):
         # FD's shrink, sum |g_hat|^2, missed mass, gradients sketched, max |y|,
         # examples seen, the exact sketch's ridge (the other adaptive ridges' floor:
         # one example's curvature), |w|^2 at the sparse form's last
-        # fold, the targets' unit, the count and the running log median of |y|
-        floats = np.zeros(11)
+        # fold, the targets' unit, the count and the running log median of |y|,
+        # the features that took units (the log loss's prior: son_ridge)
+        floats = np.zeros(12)
         floats[6] = ridge
         floats[0] = state["floats"][0]
         state["floats"] = floats
@@ -383,7 +414,7 @@ class SketchedOnlineNewton(BaseUpdateRule):
         sparse = bool(chunk[4]) and kind != EXACT and scaling != 2 and self._sparse_form(
             state["weights"].shape[0], state["rows"].shape[0], chunk[1].size, chunk[3].size - 1)
         params = (
-            rank, self._ridge_params(sketch), loss.code, settings.epsilon,
+            rank, self._ridge_params(sketch, loss), loss.code, settings.epsilon,
             np.inf if self.bound_ is None else float(self.bound_), self._target_bound,
             self.sigma_, self.curvature_ == "gauss_newton", float(self.eta0),
             float(self.power_t), oja_eta0, oja_constant, settings.fit_intercept, scaling,

@@ -188,7 +188,7 @@ class RunningUnits:
 def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, power_t=0.5,
         fit_intercept=True, diagonal_scaling=False, epsilon=0.1, adaptive=False,
         gauss_newton=False, standardize=False, oja_floor=True, offsets=None, max_step=8.0,
-        repeated_from=None):
+        repeated_from=None, prior_features=0.0):
     """SON (Algorithm 1) with A = alpha_t I + S^T S solved densely.
 
     The papers' ridge is ``alpha_t = alpha + alpha0 (+ RFD's shift)``. With
@@ -201,7 +201,9 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
     is smaller; the exact sketch's ridge is
     fixed by the first gradient ``c x``, ``alpha c^2`` (standardized) or ``alpha
     c^2 |x|^2 / d``, and every other adaptive ridge is at least ``c^2`` (or
-    ``c^2 |x|^2 / d``), one example's worth; over Oja's sketch (``oja_floor``) the ridge is
+    ``c^2 |x|^2 / d``), one example's worth, or with ``prior_features`` and
+    ``standardize`` that times the features that took units over
+    ``prior_features`` when larger; over Oja's sketch (``oja_floor``) the ridge is
     at least half the least curvature held, ``t min Lambda / 2``, and with no
     sketch the step is through ``A + g_hat g_hat^T``. ``gauss_newton``
     sketches ``sqrt(s l''(p)) x``, the log loss's curvature floored at
@@ -249,7 +251,11 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
             min(sketch_shift, spread) if sketch.regularized else spread)
         if oja_floor and sketch.kind == "oja" and sketch.t > 0:  # half the least held
             ridge = max(ridge, sketch.t * sketch.lam.min() / 2)
-        return max(ridge, one_example)
+        floor = one_example
+        if prior_features and standardize:  # the log loss's prior, see son_ridge
+            entered = np.count_nonzero(units.scale[:units.n_features])
+            floor *= max(1.0, entered / prior_features)
+        return max(ridge, floor)
 
     for t in range(n):
         x = np.append(X[t], 1.0) if fit_intercept else X[t].copy()

@@ -484,3 +484,31 @@ def test_son_standardized(data, sketch, fit_intercept, scaling, sparse):
     )
     check_against(model, X[:n], labels[:n], weights[:n], expected, predictions,
                   LOSSES["log_loss"], sparse=sparse)
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+@pytest.mark.parametrize("sketch", ["fd", "fast_rfd", "rp", "oja", "none"])
+def test_son_log_loss_prior_counts_the_features_seen(sketch, sparse, monkeypatch):
+    # The log loss's prior: the adaptive ridge's floor is one example's
+    # curvature per _PRIOR_FEATURES features that took units. At one example
+    # per half feature it binds on these 8 (and the intercept). Binary features
+    # keep their units (the root mean square of their non-zeros is 1), so FD's
+    # replayed rows hold in the reference.
+    monkeypatch.setattr(SketchedOnlineNewton, "_PRIOR_FEATURES", 0.5)
+    rng = np.random.default_rng(3)
+    X = (rng.random((60, 8)) < 0.3) * 1.0
+    signs = np.where(X @ rng.standard_normal(8) + 0.3 * rng.standard_normal(60) > 0, 1.0, -1.0)
+    weights = rng.uniform(0.5, 2.0, 60)
+    n = 25 if sketch == "oja" else len(signs)  # see test_son_regression
+    model = SketchedOnlineClassifier(SketchedOnlineNewton(feature_scaling="scale"),
+                                     sketch=SKETCHES[sketch], random_state=0)
+    options = dict(loss="log_loss", alpha=1e-3, bound=np.inf, sigma=1.0, adaptive=True,
+                   gauss_newton=True, standardize="scale")
+    expected, predictions = son(X[:n], signs[:n], weights[:n],
+                                reference_sketch(SKETCHES[sketch], 9), prior_features=0.5,
+                                **options)
+    check_against(model, X[:n], signs[:n], weights[:n], expected, predictions,
+                  LOSSES["log_loss"], sparse=sparse)
+    without, _ = son(X[:n], signs[:n], weights[:n], reference_sketch(SKETCHES[sketch], 9),
+                     **options)
+    assert not np.allclose(expected, without, rtol=1e-3)  # the case the test is for

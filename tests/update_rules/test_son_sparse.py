@@ -97,6 +97,20 @@ def test_the_sparse_form_learns_the_dense_model(stream, sketch, scaling, setting
     assert_same_model(dense, sparse, rtol=1e-7 if sketch == "oja" else 1e-9)
 
 
+@pytest.mark.parametrize("sketch", list(SKETCHES))
+def test_the_sparse_form_counts_the_features_seen_as_the_dense(stream, sketch, monkeypatch):
+    # the log loss's prior, one example's curvature per 4 features that took
+    # units, binds on these 40: both forms count them alike
+    X, labels, weights = stream
+    usual = learn(sp.csr_matrix(X), labels, weights, sketch, "scale", "defaults", 7)
+    monkeypatch.setattr(SketchedOnlineNewton, "_PRIOR_FEATURES", 4.0)
+    dense = learn(X, labels, weights, sketch, "scale", "defaults", 7)
+    sparse = learn(sp.csr_matrix(X), labels, weights, sketch, "scale", "defaults", 7)
+    assert sparse._state["form"][0, 1] == 1
+    assert_same_model(dense, sparse, rtol=1e-7 if sketch == "oja" else 1e-9)
+    assert not np.allclose(sparse.coef_, usual.coef_, rtol=1e-3)  # the prior binds
+
+
 @pytest.mark.parametrize("sketch", ["fd", "fast_rfd", "oja", "rp", "none"])
 def test_the_sparse_form_learns_the_dense_model_in_the_targets_unit(stream, sketch):
     # the absolute loss learns y in its running unit: each move of the unit
