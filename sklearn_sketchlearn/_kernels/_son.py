@@ -186,7 +186,7 @@ def update_pass(weights, x, x_coefficient, rows, n_rows, row_coefficients, row_s
 def son_ridge(params, floats, n_features, n_directions, kind, counts, eigenvalues, sketched):
     """The isotropic part ``alpha_t`` of ``A_t = alpha_t I + S^T S``.
 
-    ``params = (offset, shrink_weight, relative, adaptive, prior_features)``: the papers' fixed
+    ``params = (offset, shrink_weight, relative, adaptive, prior)``: the papers' fixed
     ``alpha`` is ``offset`` (plus RFD's ``shrink_weight = 1/2`` of FD's total
     shrink). The adaptive ridge adds ``relative`` times the mean curvature per
     direction, ``sum |g_hat|^2 / d``, and the curvature the sketch missed
@@ -227,17 +227,14 @@ def son_ridge(params, floats, n_features, n_directions, kind, counts, eigenvalue
     sketch that holds every direction seen, FD's buffer or RFD's while ``t``
     is below its size, misses nothing, and a ridge far below one example's
     curvature lets the first Newton steps fit single examples exactly.
-    With ``prior_features`` > 0 (the log loss in running units) that floor is
-    one example's curvature per ``prior_features`` features seen
-    (``floats[11]``, the features that took units), when there are more: see
-    ``SketchedOnlineNewton``'s ``_PRIOR_FEATURES``.
+    It is also at least ``prior`` (the log loss in running units: its
+    curvature at margin 0 over ``SketchedOnlineNewton._PRIOR_FEATURES``; 0
+    otherwise) per feature seen (``floats[11]``, the features that took units).
     """
-    offset, shrink_weight, relative, adaptive, prior_features = params
+    offset, shrink_weight, relative, adaptive, prior = params
     if not adaptive:
         return offset + shrink_weight * floats[0]
-    floor = floats[6]
-    if prior_features > 0.0:
-        floor *= max(1.0, floats[11] / prior_features)
+    floor = max(floats[6], prior * floats[11])
     # every sketch's missed mass is at most the mass it saw (each term is), so
     # with sketched = 0 this bound only binds for FD
     missed = min(floats[2], max(floats[1] - sketched, 0.0))

@@ -33,6 +33,10 @@ from ._base import (
     sketch_kernel_params,
 )
 
+# sigma(0) (1 - sigma(0)): the log loss's curvature at margin 0, where every
+# binary model starts (the unit of the log loss's prior, see _PRIOR_FEATURES)
+LOG_LOSS_CURVATURE_AT_ZERO = 0.25
+
 
 class SketchedOnlineNewton(BaseUpdateRule):
     """Sketched Online Newton (SON): an Online Newton Step through a matrix sketch.
@@ -95,10 +99,11 @@ class SketchedOnlineNewton(BaseUpdateRule):
       exact sketch's prior below at ``alpha = 1``): a sketch that holds all
       the directions seen so far misses nothing, and a smaller ridge lets the
       first steps fit single examples exactly. Under the log loss in running
-      units that floor is ``c_1^2 max(1, d_t / 250)``, ``d_t`` the features
-      that took units so far: the log loss has no minimum on separable data
-      (usually so with more features than examples), and this Gaussian prior,
-      whose expected ``|w|^2`` is ``250 / c_1^2`` whatever ``d_t``, stands in
+      units ``alpha_t`` is also at least ``d_t / (4 * 250)``, the loss's
+      curvature at margin 0 per 250 of the ``d_t`` features that took units so
+      far: the log loss has no minimum on separable data (usually so with more
+      features than examples), and this Gaussian prior, whose expected
+      ``|w|^2`` is 250 examples' worth at margin 0 whatever ``d_t``, stands in
       for it (see ``_PRIOR_FEATURES``). Over Oja's
       sketch ``alpha_t`` is at least half the least curvature held, ``t min
       Lambda / 2`` (a missed direction holds no more, and a step through a
@@ -257,21 +262,24 @@ class SketchedOnlineNewton(BaseUpdateRule):
     # pushes the example's margin by about 1 / sigma(margin) >= 1, however
     # confident it already is, along whatever directions the curvature seen
     # holds least (on text, the words met a few times). Under this loss in
-    # running units the adaptive ridge's floor is therefore one example's
-    # curvature per this many features seen, when that is more than one
-    # example's: a Gaussian prior on the weights whose expected squared norm,
-    # ``d_seen / alpha_t``, is this many examples' worth whatever the width,
-    # which stands in for the missing minimum. Below this many features it
-    # changes nothing. Measured on text imitations (one pass in chunks of 100,
-    # held-out accuracy; 20 classes and two binary sets of tf-idf rows, d =
-    # 5e4; a hashed phrase stream, 2^18 features, chunks of 500, with its
-    # progressive error) for no prior / 250 / 160 / 100 features: 0.917 /
-    # 0.930 / 0.931 / 0.933; 0.963 / 0.968 / 0.969 / 0.968; 0.952 / 0.962 /
-    # 0.964 / 0.965; 0.0867 / 0.0861 / 0.0902 / 0.0986. 250 is the strongest
-    # prior that lost on none of them (w8a-like rows, d = 300, and a9a:
-    # unchanged). The squared hinge, whose minimum exists, gained nothing from
-    # a prior (0.938 -> 0.937 on the 20 classes, 0.961 -> 0.960), nor did a
-    # regression on text (R^2 0.60 -> 0.41).
+    # running units the adaptive ridge is therefore at least the loss's
+    # curvature at margin 0 per this many features seen: a Gaussian prior on
+    # the weights whose expected squared norm, ``d_seen / alpha_t``, is this
+    # many examples' worth (at margin 0) whatever the width, which stands in
+    # for the missing minimum. Below this many features it changes nothing for
+    # a binary model (one example's curvature, the floor, is as much). Measured
+    # on text imitations (one pass in chunks of 100, held-out accuracy; 20
+    # classes and two binary sets of tf-idf rows, d = 5e4; a hashed phrase
+    # stream, 2^18 features, chunks of 500, with its progressive error) for no
+    # prior / 250 / 160 / 100 features, the binary models: 0.963 / 0.968 /
+    # 0.969 / 0.968; 0.952 / 0.962 / 0.964 / 0.965; 0.0867 / 0.0861 / 0.0902 /
+    # 0.0986. 250 is the strongest prior that lost on none of them (w8a-like
+    # rows, d = 300, and a9a: unchanged); the 20 classes (multinomial) went from
+    # 0.917 to 0.937, over Oja's sketch from 0.28 to 0.929. The squared hinge,
+    # whose minimum exists, gained nothing from a prior (one example per 100 of
+    # the features the stream would show, from its first example: 0.938 ->
+    # 0.937 on the 20 classes, 0.961 -> 0.960), nor did a regression on text
+    # (R^2 0.60 -> 0.41).
     _PRIOR_FEATURES = 250.0
     _sketch_use = "optional"
     # 'auto' bound of a regressor: this many times the largest |y - y_1| learned.
@@ -338,15 +346,15 @@ class SketchedOnlineNewton(BaseUpdateRule):
             )
 
     def _ridge_params(self, sketch, loss):
-        """``(offset, shrink_weight, relative, adaptive, prior_features)`` of the
-        kernels' ridge."""
+        """``(offset, shrink_weight, relative, adaptive, prior)`` of the kernels'
+        ridge; ``prior`` is the log loss's curvature per feature seen."""
         kind, _, regularized, sketch_ridge = sketch_kernel_params(sketch)[:4]
         if self.ridge == "fixed":
             return (self.alpha_ + sketch_ridge, 0.5 * regularized, 0.0, False, 0.0)
         prior = (loss.name == "log_loss" and kind != EXACT
                  and self.feature_scaling in ("standardize", "scale"))
         return (sketch_ridge, 0.5 * regularized, float(self.alpha_), True,
-                self._PRIOR_FEATURES if prior else 0.0)
+                LOG_LOSS_CURVATURE_AT_ZERO / self._PRIOR_FEATURES if prior else 0.0)
 
     def _allocate(self, sketch, n_features, loss, random_state, n_outputs):
         if sketch is None:

@@ -201,9 +201,9 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
     is smaller; the exact sketch's ridge is
     fixed by the first gradient ``c x``, ``alpha c^2`` (standardized) or ``alpha
     c^2 |x|^2 / d``, and every other adaptive ridge is at least ``c^2`` (or
-    ``c^2 |x|^2 / d``), one example's worth, or with ``prior_features`` and
-    ``standardize`` that times the features that took units over
-    ``prior_features`` when larger; over Oja's sketch (``oja_floor``) the ridge is
+    ``c^2 |x|^2 / d``), one example's worth, and with ``prior_features`` and
+    ``standardize`` at least the log loss's curvature at 0, 1/4, per
+    ``prior_features`` features that took units; over Oja's sketch (``oja_floor``) the ridge is
     at least half the least curvature held, ``t min Lambda / 2``, and with no
     sketch the step is through ``A + g_hat g_hat^T``. ``gauss_newton``
     sketches ``sqrt(s l''(p)) x``, the log loss's curvature floored at
@@ -254,7 +254,7 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
         floor = one_example
         if prior_features and standardize:  # the log loss's prior, see son_ridge
             entered = np.count_nonzero(units.scale[:units.n_features])
-            floor *= max(1.0, entered / prior_features)
+            floor = max(floor, 0.25 * entered / prior_features)
         return max(ridge, floor)
 
     for t in range(n):
