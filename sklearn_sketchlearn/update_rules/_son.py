@@ -103,8 +103,8 @@ class SketchedOnlineNewton(BaseUpdateRule):
       curvature at margin 0 per 250 of the ``d_t`` features that took units so
       far: the log loss has no minimum on separable data (usually so with more
       features than examples), and this Gaussian prior, whose expected
-      ``|w|^2`` is 250 examples' worth at margin 0 whatever ``d_t``, stands in
-      for it (see ``_PRIOR_FEATURES``). Over Oja's
+      ``|w|^2`` is 250 examples' worth (of weight 1, at margin 0) whatever
+      ``d_t``, stands in for it (see ``_PRIOR_FEATURES``). Over Oja's
       sketch ``alpha_t`` is at least half the least curvature held, ``t min
       Lambda / 2`` (a missed direction holds no more, and a step through a
       smaller ridge overshoots), and its directions turn by their own curvature,

@@ -489,9 +489,10 @@ def test_son_standardized(data, sketch, fit_intercept, scaling, sparse):
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
 @pytest.mark.parametrize("sketch", ["fd", "fast_rfd", "rp", "oja", "none"])
 def test_son_log_loss_prior_counts_the_features_seen(sketch, sparse, monkeypatch):
-    # The log loss's prior: the adaptive ridge's floor is one example's
-    # curvature per _PRIOR_FEATURES features that took units. At one example
-    # per half feature it binds on these 8 (and the intercept). Binary features
+    # The log loss's prior: the adaptive ridge is at least the loss's curvature
+    # at margin 0 per _PRIOR_FEATURES features that took units. At one per half
+    # feature it binds on these 8 (and the intercept), and the weights make the
+    # first example's curvature differ from that unit. Binary features
     # keep their units (the root mean square of their non-zeros is 1), so FD's
     # replayed rows hold in the reference.
     monkeypatch.setattr(SketchedOnlineNewton, "_PRIOR_FEATURES", 0.5)

@@ -99,7 +99,7 @@ def test_the_sparse_form_learns_the_dense_model(stream, sketch, scaling, setting
 
 @pytest.mark.parametrize("sketch", list(SKETCHES))
 def test_the_sparse_form_counts_the_features_seen_as_the_dense(stream, sketch, monkeypatch):
-    # the log loss's prior, one example's curvature per 4 features that took
+    # the log loss's prior, its curvature at margin 0 per 4 features that took
     # units, binds on these 40: both forms count them alike
     X, labels, weights = stream
     usual = learn(sp.csr_matrix(X), labels, weights, sketch, "scale", "defaults", 7)
