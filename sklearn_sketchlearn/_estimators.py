@@ -392,7 +392,7 @@ class _BaseSketchedOnline(BaseEstimator):
                     settings = ChunkSettings(bool(self.fit_intercept),
                                              float(self._epsilon()) / target_scale,
                                              self._n_positive, sparse_data, self._multinomial,
-                                             epoch > 0)
+                                             epoch)
                     rows, kernel_order = arrays, order
                     if self._units is not None:
                         rows = row_arrays(_units.standardize(X, order, self._units))[:5]

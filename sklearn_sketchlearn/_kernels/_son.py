@@ -584,6 +584,12 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
     curvature = np.zeros((n_features, n_features) if kind == EXACT and scaling >= 2 else (0, 0))
     ridge = son_ridge(ridge_params, floats, n_features, n_directions, kind, counts, eigenvalues,
                       sketched_mass(kind, gram, counts[0]))
+    if repeated and ridge_params[4] > 0.0 and (
+            kind == FREQUENT_DIRECTIONS or kind == RANDOM_PROJECTION):
+        # fit's passes grow the log loss's prior (SketchedOnlineNewton._ridge_params):
+        # the factor of ridge I + S S^T may hold the last pass's ridge
+        refresh_after_rescale(kind, counts[0] if kind == FREQUENT_DIRECTIONS else capacity,
+                              gram, factor, ridge, cholesky, dense, curvature, floats[6])
     nnz = 0
 
     for i in range(order.shape[0]):

@@ -18,7 +18,7 @@ class ChunkSettings(NamedTuple):
     t_start: int  # examples of positive weight learned before: the step schedules' t
     sparse_data: bool  # CSR rows mostly zero (``_units.is_sparse_data``): not to be centred
     multinomial: bool = False  # the problems are a multinomial model's classes
-    repeated: bool = False  # rows learned before (fit's passes after the first)
+    epoch: int = 0  # fit's pass, from 0; from 1 on its rows were learned before
 
 
 def empty_sketch_state(n_features):

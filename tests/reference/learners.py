@@ -203,7 +203,9 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
     c^2 |x|^2 / d``, and every other adaptive ridge is at least ``c^2`` (or
     ``c^2 |x|^2 / d``), one example's worth, and with ``prior_features`` and
     ``standardize`` at least the log loss's curvature at 0, 1/4, per
-    ``prior_features`` features that took units; over Oja's sketch (``oja_floor``) the ridge is
+    ``prior_features`` features that took units (times ``k + 1`` in the
+    ``k``-th repetition of the first ``repeated_from`` rows); over Oja's
+    sketch (``oja_floor``) the ridge is
     at least half the least curvature held, ``t min Lambda / 2``, and with no
     sketch the step is through ``A + g_hat g_hat^T``. ``gauss_newton``
     sketches ``sqrt(s l''(p)) x``, the log loss's curvature floored at
@@ -254,7 +256,8 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
         floor = one_example
         if prior_features and standardize:  # the log loss's prior, see son_ridge
             entered = np.count_nonzero(units.scale[:units.n_features])
-            floor = max(floor, 0.25 * entered / prior_features)
+            passes = 1 + (t // repeated_from if repeated_from else 0)
+            floor = max(floor, passes * 0.25 * entered / prior_features)
         return max(ridge, floor)
 
     for t in range(n):

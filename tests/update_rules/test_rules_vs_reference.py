@@ -4,6 +4,7 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from sklearn.base import clone
 from sklearn.linear_model import Ridge
 from sklearn.utils import check_random_state
 
@@ -513,3 +514,30 @@ def test_son_log_loss_prior_counts_the_features_seen(sketch, sparse, monkeypatch
     without, _ = son(X[:n], signs[:n], weights[:n], reference_sketch(SKETCHES[sketch], 9),
                      **options)
     assert not np.allclose(expected, without, rtol=1e-3)  # the case the test is for
+
+
+@pytest.mark.parametrize("sketch", ["fast_rfd", "rp", "none"])
+def test_son_fit_grows_the_log_loss_prior_with_its_passes(sketch, monkeypatch):
+    # fit's k-th pass learns the rows a k-th time, and its prior is k times the
+    # first pass's, as the curvature of its rows is: the passes approach one
+    # regularized model rather than one regularized k times less
+    monkeypatch.setattr(SketchedOnlineNewton, "_PRIOR_FEATURES", 0.5)
+    rng = np.random.default_rng(4)
+    X = (rng.random((30, 8)) < 0.3) * 1.0
+    labels = np.where(X @ rng.standard_normal(8) + 0.3 * rng.standard_normal(30) > 0, 1, -1)
+    model = SketchedOnlineClassifier(SketchedOnlineNewton(feature_scaling="scale"),
+                                     sketch=SKETCHES[sketch], shuffle=False, max_iter=3,
+                                     random_state=0).fit(X, labels)
+    thrice, signs = np.vstack([X, X, X]), np.tile(labels, 3).astype(float)
+    options = dict(loss="log_loss", alpha=1e-3, bound=np.inf, sigma=1.0, adaptive=True,
+                   gauss_newton=True, standardize="scale", repeated_from=30)
+    expected, _ = son(thrice, signs, np.ones(90), reference_sketch(SKETCHES[sketch], 9),
+                      prior_features=0.5, **options)
+    np.testing.assert_allclose(weights_of(model), np.atleast_2d(expected), rtol=1e-8,
+                               atol=1e-10 * max(1.0, np.abs(expected).max()))
+    # the case the test is for: a prior that stays the first pass's size
+    first_pass_prior = SketchedOnlineNewton._ridge_params
+    monkeypatch.setattr(SketchedOnlineNewton, "_ridge_params",
+                        lambda rule, sketch, loss, epoch=0: first_pass_prior(rule, sketch, loss))
+    flat = clone(model).fit(X, labels)
+    assert not np.allclose(weights_of(flat), weights_of(model), rtol=1e-3)
