@@ -111,6 +111,21 @@ def test_the_sparse_form_counts_the_features_seen_as_the_dense(stream, sketch, m
     assert not np.allclose(sparse.coef_, usual.coef_, rtol=1e-3)  # the prior binds
 
 
+@pytest.mark.parametrize("sketch", ["fd", "fast_rfd", "rp"])
+def test_the_sparse_form_grows_the_prior_with_fits_passes_as_the_dense(stream, sketch,
+                                                                       monkeypatch):
+    # fit's later passes start with a larger prior, and FD and RP refactor
+    # ridge I + S S^T for it, in either form
+    X, labels, weights = stream
+    monkeypatch.setattr(SketchedOnlineNewton, "_PRIOR_FEATURES", 4.0)
+    models = [SketchedOnlineClassifier(SketchedOnlineNewton(feature_scaling="scale"),
+                                       sketch=SKETCHES[sketch], shuffle=False, max_iter=3,
+                                       random_state=0).fit(rows, labels, sample_weight=weights)
+              for rows in (X, sp.csr_matrix(X))]
+    assert models[1]._state["form"][0, 1] == 1
+    assert_same_model(*models)
+
+
 @pytest.mark.parametrize("sketch", ["fd", "fast_rfd", "oja", "rp", "none"])
 def test_the_sparse_form_learns_the_dense_model_in_the_targets_unit(stream, sketch):
     # the absolute loss learns y in its running unit: each move of the unit
