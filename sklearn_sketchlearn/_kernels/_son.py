@@ -584,12 +584,9 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
     curvature = np.zeros((n_features, n_features) if kind == EXACT and scaling >= 2 else (0, 0))
     ridge = son_ridge(ridge_params, floats, n_features, n_directions, kind, counts, eigenvalues,
                       sketched_mass(kind, gram, counts[0]))
-    if repeated and ridge_params[4] > 0.0 and (
-            kind == FREQUENT_DIRECTIONS or kind == RANDOM_PROJECTION):
-        # fit's passes grow the log loss's prior (SketchedOnlineNewton._ridge_params):
-        # the factor of ridge I + S S^T may hold the last pass's ridge
-        refresh_after_rescale(kind, counts[0] if kind == FREQUENT_DIRECTIONS else capacity,
-                              gram, factor, ridge, cholesky, dense, curvature, floats[6])
+    # fit's later passes grow the log loss's prior (SketchedOnlineNewton._ridge_params):
+    # until the first example refactors it, the factor may hold the last pass's ridge
+    factor_stale = repeated and ridge_params[4] > 0.0
     nnz = 0
 
     for i in range(order.shape[0]):
@@ -632,8 +629,9 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
                               eigenvalues, sketched_mass(kind, gram, n_rows))
             # (FD and RP factor ridge I + S S^T: a ridge that moved with no move of
             # the sketch needs the factor again)
-            sketch_moved = sketch_moved or (ridge != previous and (
+            sketch_moved = sketch_moved or ((factor_stale or ridge != previous) and (
                 kind == FREQUENT_DIRECTIONS or kind == RANDOM_PROJECTION))
+            factor_stale = False
         if sketch_moved:
             span_rows = -1
             refresh_after_rescale(kind, n_rows, gram, factor, ridge, cholesky, dense,
