@@ -30,7 +30,7 @@ recomputed in O(tau^3); after a shrink it is diagonal.
 
 import numpy as np
 
-from ._blas import axpy, dot, matvec, scale_into
+from ._blas import axpy, copy_block, copy_into, dot, matvec, scale_into
 from ._bordered_eigh import bordered_eigh_update
 from ._jit import jit
 from ._learner_sketch import (
@@ -190,8 +190,8 @@ def ffd_add_gradient(rows, gram, spectrum, basis, counts, c, x, squared_norm, pr
             gram[i, j] += (kappa * (product[i] * work[j] + work[i] * product[j])
                            + curvature * work[i] * work[j])
     lam, vectors = np.linalg.eigh(np.ascontiguousarray(gram[:n_rows, :n_rows]))
-    spectrum[:n_rows] = lam
-    basis[:n_rows, :n_rows] = vectors
+    copy_into(lam, spectrum[:n_rows])
+    copy_block(vectors, basis[:n_rows, :n_rows])
     shift = kappa * c * dot(inside, x)  # S' x = S x + kappa a (g'^T x)
     for j in range(n_rows):
         projected[j] += shift * work[j]
@@ -293,8 +293,8 @@ def ada_fd_pass(kind, chunk, state, params, decisions):
                                  gram[:n_before, n_before], gram[n_before, n_before])
         elif kind == RANDOM_PROJECTION and (dual or slope != 0.0):
             lam, vectors = np.linalg.eigh(gram)  # every entry moves at every step
-            gram_eigenvalues[:] = lam
-            gram_eigenvectors[:] = vectors
+            copy_into(lam, gram_eigenvalues)
+            copy_block(vectors, gram_eigenvectors)
         rho = sketch_ridge + regularized * floats[0] / 2.0
         if missed and (kind == OJA or kind == RANDOM_PROJECTION):
             rho += missed_per_direction(floats[1], n_features, float(counts[0]), rank)

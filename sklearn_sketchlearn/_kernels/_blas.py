@@ -11,6 +11,13 @@ blocking), and the vector operations are loops: BLAS gains nothing on them,
 and numba's array expressions (``y += a * x``) allocate a temporary at each
 call, which doubles the cost of an axpy. With the project's fastmath subset
 LLVM vectorises the loops.
+
+Arrays are copied into slices of others by :func:`copy_into` and
+:func:`copy_block`, never by a slice assignment (``out[:n] = values``): for
+each of those numba compiles a shape-mismatch error whose message it formats
+at run time, and with the first of them its string formatting: the default
+classifier's first compile took 21 CPU seconds with them, 16 without
+(``benchmarks/startup.py``).
 """
 
 import numpy as np
@@ -43,6 +50,29 @@ def scale_into(alpha, x, out):
         out[j] = alpha * x[j]
 
 
+@jit(inline=True)
+def copy_into(values, out):
+    """``out[:] = values`` for vectors of equal length."""
+    for j in range(out.shape[0]):
+        out[j] = values[j]
+
+
+@jit(inline=True)
+def copy_block(values, out):
+    """``out[:, :] = values`` for matrices of equal shape."""
+    for i in range(out.shape[0]):
+        for j in range(out.shape[1]):
+            out[i, j] = values[i, j]
+
+
+@jit(inline=True)
+def set_identity(out):
+    """``out = I`` for a square matrix."""
+    for i in range(out.shape[0]):
+        for j in range(out.shape[1]):
+            out[i, j] = 1.0 if i == j else 0.0
+
+
 @jit
 def matvec(rows, n_rows, x, out):
     """``out[:n_rows] = rows[:n_rows] @ x``."""
@@ -63,7 +93,7 @@ def product_into(a, b, out):
     left = np.ascontiguousarray(a)
     for start in range(0, b.shape[1], width):
         stop = min(start + width, b.shape[1])
-        out[:, start:stop] = left @ np.ascontiguousarray(b[:, start:stop])
+        copy_block(left @ np.ascontiguousarray(b[:, start:stop]), out[:, start:stop])
 
 
 @jit
@@ -76,7 +106,7 @@ def rows_product_into(a, b, out):
     right = np.ascontiguousarray(b)
     for start in range(0, a.shape[0], height):
         stop = min(start + height, a.shape[0])
-        out[start:stop] = np.ascontiguousarray(a[start:stop]) @ right
+        copy_block(np.ascontiguousarray(a[start:stop]) @ right, out[start:stop])
 
 
 @jit
@@ -94,7 +124,9 @@ def gram_matrix(rows, n_rows, out):
     width = max(1, SINGLE_THREAD_WORK // (n_rows * n_rows))
     for start in range(0, rows.shape[1], width):
         block = np.ascontiguousarray(rows[:n_rows, start:start + width])
-        out[:n_rows, :n_rows] += block @ block.T
+        product = block @ block.T
+        for i in range(n_rows):
+            axpy(1.0, product[i], out[i, :n_rows])
 
 
 @jit

@@ -28,8 +28,9 @@ The cost is O(n^2) plus one matrix product ``blockdiag(U, 1) Q``, against
 
 import numpy as np
 
-from ._blas import dot, matmul
+from ._blas import copy_into, dot, matmul
 from ._jit import jit
+from ._small_eigh import ascending_order
 
 EPS = np.finfo(np.float64).eps
 
@@ -147,7 +148,7 @@ def bordered_eigh_update(eigenvalues, eigenvectors, n, border, corner):
     # Deflation: a negligible z_i leaves (lam_i, u_i) an eigenpair; of two
     # nearly equal poles, a rotation leaves one an eigenpair and the other
     # with all the weight. The rotations act on U's columns in place.
-    order = np.argsort(eigenvalues[:n])
+    order = ascending_order(eigenvalues[:n])
     active = np.zeros(n, dtype=np.int64)  # kept poles, increasing
     k = 0
     for position in range(n):
@@ -217,7 +218,7 @@ def bordered_eigh_update(eigenvalues, eigenvectors, n, border, corner):
         last_row[j] = scale
     kept = np.empty((n, k))
     for a in range(k):
-        kept[:, a] = eigenvectors[:n, active[a]]
+        copy_into(eigenvectors[:n, active[a]], kept[:, a])
     rotated = matmul(kept, vectors) if k else np.zeros((n, 1))  # k = 0: column e_n
 
     is_active = np.zeros(n, dtype=np.bool_)
@@ -226,12 +227,12 @@ def bordered_eigh_update(eigenvalues, eigenvectors, n, border, corner):
     column = 0
     for i in range(n):  # deflated pairs keep their column, with a zero last row
         if not is_active[i]:
-            eigenvectors[:n, column] = eigenvectors[:n, i]
+            copy_into(eigenvectors[:n, i], eigenvectors[:n, column])
             eigenvectors[n, column] = 0.0
             eigenvalues[column] = eigenvalues[i]
             column += 1
     for j in range(k + 1):
-        eigenvectors[:n, column] = rotated[:, j]
+        copy_into(rotated[:, j], eigenvectors[:n, column])
         eigenvectors[n, column] = last_row[j]
         eigenvalues[column] = poles[origins[j]] + taus[j]
         column += 1

@@ -49,7 +49,7 @@ stated once:
   internal copies) and runs as fast as before or faster.
 
 Compile time. A kernel compiles at its first call in a process whose cache
-misses it (``benchmarks/startup.py`` measures it: about 20 CPU seconds for the
+misses it (``benchmarks/startup.py`` measures it: about 16 CPU seconds for the
 default classifier), so the kernels are written to compile little:
 
 * One specialisation per kernel. numba compiles a function again for each new
@@ -72,6 +72,10 @@ default classifier), so the kernels are written to compile little:
   cache entry by their pickle, and a dispatcher's pickle changes with every
   process, so the cache would never hit. Each closure gets a name of its own,
   which names its cache files.
+* No numba string functions. An array assigned to a slice (``out[:n] =
+  values``) compiles a shape-mismatch error with a message formatted at run
+  time, and the first of them numba's string formatting: the kernels copy
+  arrays with :func:`~._blas.copy_into` and :func:`~._blas.copy_block`.
 * A change to any kernel module invalidates every cached kernel. numba
   stamps a function's cache entries with a digest of its own source file,
   but a kernel's machine code holds copies of its callees from the other

@@ -9,6 +9,7 @@ signature per index dtype and branches on ``is_sparse`` (lightning's
 
 import numpy as np
 
+from ._blas import copy_into
 from ._jit import jit
 
 
@@ -33,7 +34,7 @@ def load_row(i, X, data, indices, indptr, is_sparse, out):
         for p in range(indptr[i], indptr[i + 1]):
             out[indices[p]] += data[p]
     else:
-        out[: X.shape[1]] = X[i]
+        copy_into(X[i], out[: X.shape[1]])
 
 
 @jit

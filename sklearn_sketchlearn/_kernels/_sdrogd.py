@@ -28,7 +28,7 @@ chunks: its partial sums are part of the state.
 
 import numpy as np
 
-from ._blas import axpy, dot, matvec, scale_into
+from ._blas import axpy, copy_block, copy_into, dot, matvec, scale_into
 from ._jit import jit
 from ._learner_sketch import fd_shrink_and_project, sketch_append
 from ._rows import load_example
@@ -89,10 +89,12 @@ def regularizer_eigenvalue_range(kind, rows, eigenvalues, dense, factor, n_rows,
         basis = np.eye(n_features)
     else:
         basis = np.empty((n_rows + 1 + n_classes, n_features))
-        basis[:n_rows] = rows[:n_rows]
-        basis[n_rows] = mean
+        copy_block(rows[:n_rows], basis[:n_rows])
+        copy_into(mean, basis[n_rows])
         for c in range(n_classes):
-            basis[n_rows + 1 + c] = class_sums[c] / max(class_counts[c], 1e-300) - mean
+            count = max(class_counts[c], 1e-300)
+            for j in range(n_features):
+                basis[n_rows + 1 + c, j] = class_sums[c, j] / count - mean[j]
         # drop (numerically) dependent directions while orthonormalising
         scale = max(np.abs(basis).max(), 1e-300)
         n_basis = 0

@@ -30,7 +30,7 @@ buffer plus ``alpha += delta / 2``, kept by the caller from the returned shrink.
 
 import numpy as np
 
-from ._blas import axpy, combine_rows, dot, gram_matrix, matvec
+from ._blas import axpy, combine_rows, copy_into, dot, gram_matrix, matvec, set_identity
 from ._cholesky import special_rank_one, special_solve
 from ._jit import jit
 from ._random import gaussian_vector
@@ -53,7 +53,7 @@ def fd_insert(buffer, gram, n_filled, row, products, norm2):
     ``row @ row``; callers that already know them (the learners know ``S x``)
     save a pass over the buffer. Returns the new number of rows in use.
     """
-    buffer[n_filled] = row
+    copy_into(row, buffer[n_filled])
     for i in range(n_filled):
         gram[i, n_filled] = products[i]
         gram[n_filled, i] = products[i]
@@ -287,7 +287,7 @@ def oja_refresh(rows, gram, factor):
     m = factor.shape[0]
     combine_rows(factor, rows, m, m)
     gram_matrix(rows, m, gram)
-    factor[:] = np.eye(m)
+    set_identity(factor)
     return True
 
 

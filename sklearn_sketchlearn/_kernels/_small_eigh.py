@@ -30,6 +30,7 @@ which raises on the former.
 
 import numpy as np
 
+from ._blas import copy_into
 from ._jit import jit
 
 EPS = np.finfo(np.float64).eps
@@ -110,7 +111,7 @@ def implicit_ql(diagonal, off_diagonal, n, vectors):
     ``tql2`` with rows for columns. ``diagonal`` ends with the eigenvalues,
     unsorted. Returns False if it did not converge."""
     e = np.zeros(n)
-    e[: n - 1] = off_diagonal[: n - 1]
+    copy_into(off_diagonal[: n - 1], e[: n - 1])
     d = diagonal
     norm = 0.0
     for i in range(n):
@@ -167,6 +168,22 @@ def implicit_ql(diagonal, off_diagonal, n, vectors):
 
 
 @jit
+def ascending_order(values):
+    """``np.argsort(values)`` (a stable sort) for the few values of a small
+    eigenproblem, by insertion: numba's quicksort behind ``np.argsort``
+    compiles for about a second, which every first compile paid."""
+    order = np.arange(values.shape[0])
+    for i in range(1, values.shape[0]):
+        current = order[i]
+        j = i
+        while j > 0 and values[order[j - 1]] > values[current]:
+            order[j] = order[j - 1]
+            j -= 1
+        order[j] = current
+    return order
+
+
+@jit
 def symmetric_eigh(matrix):
     """``numpy.linalg.eigh`` of a small symmetric matrix (its lower triangle
     is read): eigenvalues in ascending order, unit eigenvectors in the
@@ -189,10 +206,10 @@ def symmetric_eigh(matrix):
     householder_tridiagonal(a, n, diagonal, off_diagonal, rows)
     if not implicit_ql(diagonal, off_diagonal, n, rows):
         return np.linalg.eigh(matrix)
-    order = np.argsort(diagonal)
+    order = ascending_order(diagonal)
     eigenvalues = np.empty(n)
     sorted_rows = np.empty((n, n))
     for position in range(n):
         eigenvalues[position] = diagonal[order[position]] * scale
-        sorted_rows[position] = rows[order[position]]
+        copy_into(rows[order[position]], sorted_rows[position])
     return eigenvalues, sorted_rows.T  # Fortran order, as numpy.linalg.eigh's

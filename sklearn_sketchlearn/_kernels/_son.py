@@ -41,7 +41,7 @@ second update pass.
 
 import numpy as np
 
-from ._blas import axpy, dot
+from ._blas import axpy, copy_block, copy_into, dot, scale_into
 from ._cholesky import (
     cholesky_border,
     cholesky_factor,
@@ -293,7 +293,7 @@ def standardize_example(x, raw, scale, floats, weights, scaling, center, rows, n
     """
     n_seen = floats[5]
     if scaling == 1:
-        raw[:] = x
+        copy_into(x, raw)
         for j in range(x.shape[0]):
             x[j] = adagrad_feed(j, x[j], scale)
         return False
@@ -407,7 +407,7 @@ def move_units(j, f, c, bias, center, weights, scale, floats, rows, n_rows, gram
     if dense.shape[0] == 0 or dense[0, 0] == 0.0:
         return False  # no exact sketch, or not started
     if not curvature_ready:
-        curvature[:] = dense @ dense.T
+        copy_block(dense @ dense.T, curvature)
         for k in range(bias + 1):
             curvature[k, k] -= floats[6]
     for k in range(bias + 1):
@@ -727,7 +727,7 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
                               eigenvalues, sketched_mass(kind, gram, n_rows, c * c * squared_norm))
         if kind == EXACT:
             if c != 0.0:
-                solved[:] = c * x
+                scale_into(c, x, solved)
                 cholesky_rank_one_update(dense, solved)
             if slope != 0.0:
                 cholesky_solve(dense, n_features, x, solved)

@@ -22,7 +22,17 @@ form (see the constants below); the dense kernel converts back with
 
 import numpy as np
 
-from ._blas import SINGLE_THREAD_WORK, axpy, dot, matmul, matvec, rows_product_into
+from ._blas import (
+    SINGLE_THREAD_WORK,
+    axpy,
+    copy_block,
+    copy_into,
+    dot,
+    matmul,
+    matvec,
+    rows_product_into,
+    set_identity,
+)
 from ._jit import jit
 from ._prefetch import prefetch
 from ._sketch_updates import FREQUENT_DIRECTIONS, OJA, oja_needs_refresh, shrink_coefficients
@@ -93,9 +103,9 @@ def transpose_units(scale, by_feature):
     place: ``units_by_feature(scale)`` reads the first, ``scale`` the second."""
     copy = scale.copy()
     if by_feature:
-        units_by_feature(scale)[:, :] = copy
+        copy_block(copy, units_by_feature(scale))
     else:
-        scale[:, :] = units_by_feature(copy)
+        copy_block(units_by_feature(copy), scale)
 
 
 @jit
@@ -144,7 +154,7 @@ def leave_sparse_form(kind, rows, weights, sketch_weights, factor, form, version
         weights[j] += dot(columns[j], sketch_weights)
         if top > 0:
             slot_to_buffer(columns[j], factor, top, top, buffer_column)
-            columns[j, :top] = buffer_column[:top]
+            copy_into(buffer_column[:top], columns[j, :top])
     copy = columns.copy()
     for i in range(capacity):
         for j in range(n_features):
@@ -261,7 +271,7 @@ def sparse_update(columns, weights, sketch_weights, cols, vals, nnz, x_coefficie
 def replace_column(column, new_values, n_slots, weights, j, sketch_weights):
     """``Z[:n_slots, j] = new_values`` keeping ``w_j`` (``w_bar_j`` absorbs it)."""
     before = dot(column[:n_slots], sketch_weights[:n_slots])
-    column[:n_slots] = new_values[:n_slots]
+    copy_into(new_values[:n_slots], column[:n_slots])
     weights[j] += before - dot(column[:n_slots], sketch_weights[:n_slots])
 
 
@@ -297,15 +307,16 @@ def push_change(maps, folds, form, rotation, sketch_weights):
         kept = maps[:current].reshape((current * n_slots, n_slots))
         moved = np.empty(current * n_slots)
         matvec(kept, kept.shape[0], sketch_weights, moved)
-        folds[:current] += moved.reshape((current, n_slots))
+        for version in range(current):
+            axpy(1.0, moved[version * n_slots:(version + 1) * n_slots], folds[version])
         if not is_identity(rotation):
             used = n_slots
             while used > 0 and not np.any(rotation[used - 1] != 0.0):
                 used -= 1
             rows_product_into(kept, rotation[:used].T, kept[:, :used])
             kept[:, used:] = 0.0
-    folds[current] = sketch_weights
-    maps[current] = rotation.T
+    copy_into(sketch_weights, folds[current])
+    copy_block(rotation.T, maps[current])
     form[VERSION] = current + 1
     sketch_weights[:] = 0.0
 
@@ -330,7 +341,7 @@ def catch_up(j, columns, weights, versions, maps, folds, form, old):
     column = columns[j]
     weights[j] += dot(column, folds[v])
     transposed = maps[v]  # P_v^T: column <- P_v column
-    old[:] = column
+    copy_into(column, old)
     column[:] = 0.0
     for k in range(column.shape[0]):
         if old[k] != 0.0:  # a column behind holds few slots (its last shrink's top)
@@ -360,7 +371,7 @@ def catch_up_all(columns, weights, versions, maps, folds, form):
         for j in range(start, stop):
             if versions[j] == 0:
                 weights[j] += folded[j - start]
-                columns[j] = rotated[j - start]
+                copy_into(rotated[j - start], columns[j])
             else:
                 catch_up(j, columns, weights, versions, maps, folds, form, old)
     versions[:] = 0
@@ -375,8 +386,9 @@ def sparse_weights(columns, weights, sketch_weights, versions, maps, folds, form
     current = form[VERSION]
     effective = np.empty((current + 1, sketch_weights.shape[0]))
     for v in range(current):  # column at version v: Z_v^T (folds[v] + P_v^T b)
-        effective[v] = folds[v] + maps[v] @ sketch_weights
-    effective[current] = sketch_weights
+        matvec(maps[v], maps.shape[1], sketch_weights, effective[v])
+        axpy(1.0, folds[v], effective[v])
+    copy_into(sketch_weights, effective[current])
     for j in range(columns.shape[0]):
         version = versions[j] if versions.shape[0] else 0
         out[j] = weights[j] + dot(columns[j], effective[version])
@@ -415,10 +427,10 @@ def oja_sparse_refresh(columns, gram, factor, weights, sketch_weights, versions,
     ``K = Z Z^T`` becomes ``F K F^T``."""
     if not oja_needs_refresh(gram, factor):
         return
-    gram[:] = factor @ gram @ factor.T
+    copy_block(factor @ gram @ factor.T, gram)
     record_change(columns, weights, versions, maps, folds, form, factor.copy(),
                   sketch_weights)
-    factor[:] = np.eye(factor.shape[0])
+    set_identity(factor)
 
 
 @jit
@@ -508,7 +520,7 @@ def fd_sparse_shrink(columns, gram, factor, sketch_weights, weights, form, touch
         for t in range(form[TOUCHED]):
             j = touched[t]
             column = columns[j]
-            new_values[:top] = column[:top]
+            copy_into(column[:top], new_values[:top])
             new_values[top:] = 0.0
             for r in range(top, n_rows):
                 value = column[r]
@@ -524,8 +536,8 @@ def fd_sparse_shrink(columns, gram, factor, sketch_weights, weights, form, touch
         # every column to C M z_j (M = [F, 0; 0, I]: P F, then Q), lazily; w kept
         # (b is folded)
         rotation = np.zeros((n_rows, n_rows))
-        rotation[:n_kept, :top] = mixing[:, :top]
-        rotation[:n_kept, top:] = coefficients[:n_kept, top:n_rows]
+        copy_block(mixing[:, :top], rotation[:n_kept, :top])
+        copy_block(coefficients[:n_kept, top:n_rows], rotation[:n_kept, top:])
         record_change(columns, weights, versions, maps, folds, form, rotation, sketch_weights)
         factor[:] = 0.0
         for i in range(n_kept):

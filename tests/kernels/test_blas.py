@@ -7,11 +7,14 @@ from sklearn_sketchlearn._kernels._blas import (
     SINGLE_THREAD_WORK,
     axpy,
     combine_rows,
+    copy_block,
+    copy_into,
     dot,
     gram_matrix,
     matmul,
     matvec,
     scale_into,
+    set_identity,
 )
 
 
@@ -31,6 +34,21 @@ def test_vector_operations(d):
     matvec(rows, 6, x, out)
     np.testing.assert_allclose(out[:6], rows[:6] @ x, rtol=1e-12)
     assert np.isnan(out[6:]).all()  # rows beyond n_rows untouched
+    out = np.full(d + 2, np.nan)
+    copy_into(x, out[1 : d + 1])
+    np.testing.assert_array_equal(out[1 : d + 1], x)
+    assert np.isnan(out[[0, d + 1]]).all()
+
+
+def test_block_copies():
+    values = np.arange(12.0).reshape(3, 4)
+    out = np.full((5, 6), np.nan)
+    copy_block(values.T, out[1:5, 2:5])  # a transposed view into a strided block
+    np.testing.assert_array_equal(out[1:5, 2:5], values.T)
+    assert np.isnan(out[0]).all() and np.isnan(out[:, [0, 1, 5]]).all()
+    square = np.full((4, 4), np.nan)
+    set_identity(square)
+    np.testing.assert_array_equal(square, np.eye(4))
 
 
 # (rows in, rows out, columns): one block, and products split into several

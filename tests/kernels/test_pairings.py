@@ -18,13 +18,28 @@ from sklearn_sketchlearn._kernels._first_order import first_order_partial_fit
 
 # Trains SON and ADA-FD over fast FD on dense rows, then SON on wide CSR rows,
 # in a fresh process; reports after each which sketch updates and whether
-# SON's sparse form had compiled, and whether the last model took that form.
+# SON's sparse form had compiled, and whether the last model took that form,
+# and which of numba's string functions compiled on the way.
 FIRST_FITS = """
 import json
 import numpy as np
 import scipy.sparse as sp
+from numba.core import event
 from sklearn_sketchlearn import SketchedOnlineClassifier
 from sklearn_sketchlearn._kernels import _sketch_updates as updates, _son_sparse
+
+strings = set()
+
+class Strings(event.Listener):
+    def on_start(self, ev):
+        function = ev.data["dispatcher"].py_func
+        if function.__module__.startswith("numba.cpython.unicode"):
+            strings.add(function.__qualname__)
+
+    def on_end(self, ev):
+        pass
+
+event.register("numba:compile", Strings())
 
 def compiled():
     counts = {name: len(getattr(updates, name).signatures)
@@ -41,6 +56,7 @@ for rule in ("son", "ada_fd"):
 wide = sp.random(60, 2000, density=2e-3, format="csr", random_state=0)
 model = SketchedOnlineClassifier("son", sketch="fast_fd").partial_fit(wide, y, classes=[0, 1])
 after["son on CSR"] = {**compiled(), "in_sparse_form": int(model._state["form"][0, 1])}
+after["strings"] = sorted(strings)
 print(json.dumps(after))
 """
 
@@ -70,6 +86,10 @@ def test_first_fits_compile_only_the_sketch_and_the_form_in_use(tmp_path):
     assert after["son"]["sparse_step"] == after["ada_fd"]["sparse_step"] == 0
     assert after["son on CSR"]["sparse_step"] == 1
     assert after["son on CSR"]["in_sparse_form"] == 1
+    # an array assigned to a slice (``out[:n] = values``) compiled numba's
+    # shape-mismatch message and its string formatting with it: about a
+    # quarter of a first compile (see ``_kernels._blas``)
+    assert after["strings"] == []
 
 
 def test_one_compiled_kernel_serves_every_kind_of_chunk():

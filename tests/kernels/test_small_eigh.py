@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from sklearn_sketchlearn._kernels._small_eigh import symmetric_eigh
+from sklearn_sketchlearn._kernels._small_eigh import ascending_order, symmetric_eigh
 
 EPS = np.finfo(np.float64).eps
 
@@ -92,3 +92,10 @@ def test_non_finite_input_raises(bad):
     a[2, 1] = a[1, 2] = bad
     with pytest.raises(np.linalg.LinAlgError, match="infs or NaNs"):
         symmetric_eigh(a)
+
+
+@pytest.mark.parametrize("values", [[3.0, -1.0, 2.0, -1.0, 0.0, 3.0, 0.0], [], [5.0],
+                                    np.random.default_rng(0).standard_normal(40)])
+def test_ascending_order_is_a_stable_argsort(values):
+    values = np.asarray(values, dtype=float)
+    np.testing.assert_array_equal(ascending_order(values), np.argsort(values, kind="stable"))
