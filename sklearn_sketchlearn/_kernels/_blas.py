@@ -111,8 +111,10 @@ def rows_product_into(a, b, out):
 
 @jit
 def combine_rows(coefficients, rows, n_in, n_out):
-    """``rows[:n_out] = coefficients[:n_out, :n_in] @ rows[:n_in]``, in place."""
-    product_into(coefficients[:n_out, :n_in], rows[:n_in], rows[:n_out])
+    """``rows[:n_out] = coefficients[:n_out, :n_in] @ rows[:n_in]``, in place.
+    (The block is copied contiguous first, as the other callers' are: one
+    compile of :func:`product_into` serves them all.)"""
+    product_into(np.ascontiguousarray(coefficients[:n_out, :n_in]), rows[:n_in], rows[:n_out])
 
 
 @jit

@@ -70,7 +70,7 @@ def _secular(tau, shifts, weights, k, origin, corner_shift):
     ``shifts[i] = pole[i] - pole[origin]``; multiplying by ``tau`` removes the
     pole at the origin, so ``g`` is smooth on the half-gap searched.
     """
-    below, slope_below = _secular_sum(tau, shifts, weights, 0, origin)
+    below, slope_below = _secular_sum(tau, shifts, weights, np.int64(0), origin)
     above, slope_above = _secular_sum(tau, shifts, weights, origin + 1, k)
     rest = corner_shift - tau + below + above
     slope = -1.0 - slope_below - slope_above
@@ -150,7 +150,7 @@ def bordered_eigh_update(eigenvalues, eigenvectors, n, border, corner):
     # with all the weight. The rotations act on U's columns in place.
     order = ascending_order(eigenvalues[:n])
     active = np.zeros(n, dtype=np.int64)  # kept poles, increasing
-    k = 0
+    k = np.int64(0)  # typed (see _jit): a literal compiles its callees twice
     for position in range(n):
         i = order[position]
         if abs(z[i]) <= tolerance:

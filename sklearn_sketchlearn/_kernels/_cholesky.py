@@ -14,7 +14,7 @@ from ._jit import jit
 
 
 @jit
-def cholesky_factor(matrix, n, factor, dependent=0.0):
+def cholesky_factor(matrix, n, factor, dependent):
     """``factor[:n, :n] = L`` with ``L L^T = matrix[:n, :n]`` (lower triangle).
 
     With ``dependent > 0`` the matrix may be semidefinite (a Gram matrix): a

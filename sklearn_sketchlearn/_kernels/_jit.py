@@ -57,9 +57,14 @@ default classifier), so the kernels are written to compile little:
   C-contiguous arrays, the chunk's as read-only views with int32 CSR indices
   (``_validation.row_arrays``), int64 orders and counters, and scalars of
   fixed types (``float(...)``, ``bool(...)``).
-  Inside the kernels, a variable that starts as a literal and is reassigned in
-  a loop (``ready = False``, then ``ready = f(ready)``) compiles ``f`` twice,
-  for ``Literal[bool](False)`` and for ``bool``; ``np.False_`` starts it typed.
+  Inside the kernels, a literal argument compiles the callee once for the
+  literal and again for its type: ``f(x, 0)`` beside ``f(x, k)``, a variable
+  that starts as a literal and is reassigned (``ready = False``, then
+  ``ready = f(ready)``), or a variable left a literal where a pairing's
+  pruning removed its other assignments (``n_rows = 0`` over the exact
+  sketch). ``np.int64(0)`` and ``np.False_`` are typed. A default argument
+  left out compiles the callee once more (``omitted``): the kernels pass
+  every argument.
 * One sketch per compile. A learner's pass serves every sketch and branches on
   its ``kind``; it is written as ``@jit(inline=True) def <rule>_pass(kind,
   chunk, state, params, decisions)`` and called through

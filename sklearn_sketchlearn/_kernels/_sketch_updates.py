@@ -265,7 +265,7 @@ def turn_factor(factor, along, turned, squared_norm, work):
     diagonal, update_weights, downdate_weights, column = work[0], work[1], work[2], work[3]
     diagonal[:] = 1.0
     special_rank_one(diagonal, u, 1.0, update_weights)
-    special_solve(u, update_weights, v, 0)  # the downdate's vector in the updated factor
+    special_solve(u, update_weights, v, np.int64(0))  # the downdate's vector in the updated factor
     special_rank_one(diagonal, v, -1.0, downdate_weights)
     for i in range(m):
         diagonal[i] = 1.0 / np.sqrt(diagonal[i])  # L = L_u L_v D^{1/2}

@@ -100,7 +100,7 @@ def factor_with_ridge(gram, n, ridge, cholesky):
     """``cholesky[:n, :n]`` = the Cholesky factor of ``ridge I + gram[:n, :n]``."""
     for j in range(n):
         gram[j, j] += ridge
-    cholesky_factor(gram, n, cholesky)
+    cholesky_factor(gram, n, cholesky, 0.0)
     for j in range(n):
         gram[j, j] -= ridge
 
@@ -328,7 +328,7 @@ def standardize_example(x, raw, scale, floats, weights, scaling, center, rows, n
 
 
 @jit
-def sketched_mass(kind, gram, n_rows, appended=0.0):
+def sketched_mass(kind, gram, n_rows, appended):
     """``|S|_F^2``, the trace of the Gram matrix of FD's ``n_rows`` rows plus
     ``appended``, the mass of a row about to join them (0 for the other
     sketches: see :func:`son_ridge`)."""
@@ -470,7 +470,7 @@ def refresh_after_rescale(kind, n_rows, gram, factor, ridge, cholesky, dense, cu
     if kind == EXACT:
         for k in range(curvature.shape[0]):
             curvature[k, k] += exact_ridge
-        cholesky_factor(curvature, curvature.shape[0], dense)
+        cholesky_factor(curvature, curvature.shape[0], dense, 0.0)
     elif ridge > 0.0:
         factor_with_ridge(gram, n_rows, ridge, cholesky)
 
@@ -583,7 +583,7 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
     r = np.zeros(capacity)
     curvature = np.zeros((n_features, n_features) if kind == EXACT and scaling >= 2 else (0, 0))
     ridge = son_ridge(ridge_params, floats, n_features, n_directions, kind, counts, eigenvalues,
-                      sketched_mass(kind, gram, counts[0]))
+                      sketched_mass(kind, gram, counts[0], 0.0))
     # fit's later passes grow the log loss's prior (SketchedOnlineNewton._ridge_params):
     # until the first example refactors it, the factor may hold the last pass's ridge
     factor_stale = repeated and ridge_params[4] > 0.0
@@ -604,7 +604,7 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
             unit = move_target_unit(abs(target), weight, weights, sketch_weights, folds,
                                     floats)
             target /= unit
-        n_rows = 0
+        n_rows = np.int64(0)  # typed (see _jit): a literal compiles its callees twice
         if kind == FREQUENT_DIRECTIONS:
             n_rows = counts[0]
         elif kind == OJA or kind == RANDOM_PROJECTION:
@@ -626,7 +626,7 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
             # features that took units raise the log loss's prior
             previous = ridge
             ridge = son_ridge(ridge_params, floats, n_features, n_directions, kind, counts,
-                              eigenvalues, sketched_mass(kind, gram, n_rows))
+                              eigenvalues, sketched_mass(kind, gram, n_rows, 0.0))
             # (FD and RP factor ridge I + S S^T: a ridge that moved with no move of
             # the sketch needs the factor again)
             sketch_moved = sketch_moved or ((factor_stale or ridge != previous) and (
@@ -767,7 +767,7 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
             floats[0] += delta
             span_rows = -1
             ridge = son_ridge(ridge_params, floats, n_features, n_directions, kind, counts,
-                              eigenvalues, sketched_mass(kind, gram, n_rows))
+                              eigenvalues, sketched_mass(kind, gram, n_rows, 0.0))
             cholesky[:] = 0.0
             for j in range(n_rows):
                 cholesky[j, j] = np.sqrt(ridge + gram[j, j])

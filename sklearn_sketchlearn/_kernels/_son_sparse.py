@@ -115,7 +115,7 @@ def enter_sparse_form(kind, rows, n_rows, sketch_weights, form, touched, version
     form in place: ``Z`` by columns, and for FD every buffer row an appended
     one (``F`` empty), its non-zero columns listed in ``touched``; the units'
     statistics by feature (:func:`units_by_feature`)."""
-    transpose_units(scale, True)
+    transpose_units(scale, np.True_)
     capacity, n_features = rows.shape
     copy = rows.copy()
     columns = rows.reshape((n_features, capacity))
@@ -144,7 +144,7 @@ def leave_sparse_form(kind, rows, weights, sketch_weights, factor, form, version
                       folds, scale):
     """The inverse of :func:`enter_sparse_form`: ``w = w_bar + Z^T b``, FD's top
     rows ``F Z_top``, ``rows`` and the units' statistics by rows again."""
-    transpose_units(scale, False)
+    transpose_units(scale, np.False_)
     capacity, n_features = rows.shape
     columns = rows.reshape((n_features, capacity))
     catch_up_all(columns, weights, versions, maps, folds, form)
@@ -171,14 +171,14 @@ def leave_sparse_form(kind, rows, weights, sketch_weights, factor, form, version
 def slot_to_buffer(column, factor, top, n_rows, out):
     """``out[:n_rows] = M column``: the sketch's column from ``Z``'s, ``M = [F, 0;
     0, I]`` with ``F`` on the first ``top`` slots (FD's kept rows)."""
-    apply_top_factor(column, factor, top, n_rows, False, out)
+    apply_top_factor(column, factor, top, n_rows, np.False_, out)
 
 
 @jit
 def buffer_to_slot(coefficients, factor, top, n_rows, out):
     """``out[:n_rows] = M^T coefficients``: the step ``S^T a`` along the sketch's
     rows as a step ``Z^T out`` along the slots."""
-    apply_top_factor(coefficients, factor, top, n_rows, True, out)
+    apply_top_factor(coefficients, factor, top, n_rows, np.True_, out)
 
 
 @jit

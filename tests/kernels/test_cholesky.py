@@ -20,7 +20,7 @@ def test_solve_matches_numpy_on_the_leading_block(n):
     a = rng.standard_normal((n, n + 3))
     matrix = a @ a.T + 0.1 * np.eye(n)
     factor = np.full((n + 2, n + 2), np.nan)
-    cholesky_factor(matrix, n, factor)
+    cholesky_factor(matrix, n, factor, 0.0)
     rhs = np.append(rng.standard_normal(n), np.nan)
     out = np.zeros(n + 1)
     cholesky_solve(factor, n, rhs, out)
