@@ -171,7 +171,7 @@ def implicit_ql(diagonal, off_diagonal, n, vectors):
 def ascending_order(values):
     """``np.argsort(values)`` (a stable sort) for the few values of a small
     eigenproblem, by insertion: numba's quicksort behind ``np.argsort``
-    compiles for about a second, which every first compile paid."""
+    compiles for about a second, which every first compile over FD paid."""
     order = np.arange(values.shape[0])
     for i in range(1, values.shape[0]):
         current = order[i]

@@ -519,8 +519,8 @@ def test_son_log_loss_prior_counts_the_features_seen(sketch, sparse, monkeypatch
 @pytest.mark.parametrize("sketch", ["fast_rfd", "rp", "none"])
 def test_son_fit_grows_the_log_loss_prior_with_its_passes(sketch, monkeypatch):
     # fit's k-th pass learns the rows a k-th time, and its prior is k times the
-    # first pass's, as the curvature of its rows is: the passes approach one
-    # regularized model rather than one regularized k times less
+    # first pass's, as the curvature of its rows is: the prior keeps its share
+    # of A_t (it enters A_t only, so a later pass's larger prior shortens its steps)
     monkeypatch.setattr(SketchedOnlineNewton, "_PRIOR_FEATURES", 0.5)
     rng = np.random.default_rng(4)
     X = (rng.random((30, 8)) < 0.3) * 1.0
