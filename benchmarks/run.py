@@ -257,15 +257,17 @@ def quotient(a, b):
 
 
 def sparse_learners(m):
-    """Every sketched SON pairing, SON without a sketch, OGD and AdaGrad (in its
-    default running units)."""
-    son = {name: pairing for name, pairing in sketched_learners(m).items()
-           if name.startswith("SON")}
-    return {**son, "SON m=0": (SON, None), "OGD": ("ogd", None), "AdaGrad": ("adagrad", None)}
+    """Every sketched SON pairing, SON without a sketch, ADA-FD over FD's two
+    buffers (its pairings with a sparse form), OGD and AdaGrad (in its default
+    running units)."""
+    sparse = {name: pairing for name, pairing in sketched_learners(m).items()
+              if name.startswith(("SON", "ADA-FD", "ADA-FFD"))}
+    return {**sparse, "SON m=0": (SON, None), "OGD": ("ogd", None),
+            "AdaGrad": ("adagrad", None)}
 
 
 def sparse_section(config, log):
-    """CSR rows over d and s: SON's sparse form against Vowpal Wabbit's
+    """CSR rows over d and s: SON's and ADA-FD's sparse form against Vowpal Wabbit's
     OjaNewton (the paper's own sparse implementation) and OGD, with the growth
     from the smallest to the largest d and the state's memory."""
     n, m = config["sparse_rows"], 10

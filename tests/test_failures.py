@@ -26,7 +26,7 @@ from sklearn_sketchlearn.update_rules import (
     OnlineGradientDescent,
     SketchedOnlineNewton,
 )
-from sklearn_sketchlearn.update_rules import _son as son
+from sklearn_sketchlearn.update_rules import _sparse_form as sparse_form
 
 from .reference.learners import PAPER_SON
 
@@ -222,18 +222,27 @@ def sparse_stream(n=400, d=1000, nnz=4, seed=0):
     return X, (X @ rng.standard_normal(d) > 0).astype(int)
 
 
-@pytest.mark.parametrize("sketch", ["fd", "fast_rfd", "oja", "rp", None])
-def test_a_csr_chunk_that_diverges_in_the_sparse_form_changes_nothing(sketch, monkeypatch):
+@pytest.mark.parametrize("rule, sketch", [
+    *[(SketchedOnlineNewton(feature_scaling=None), sketch)
+      for sketch in ["fd", "fast_rfd", "oja", "rp", None]],
+    (AdaFD(feature_scaling=None), "fd"), (AdaFD(feature_scaling=None), "fast_fd")])
+def test_a_csr_chunk_that_diverges_in_the_sparse_form_changes_nothing(rule, sketch,
+                                                                      monkeypatch):
     # the sparse form saves only the features a call can change, not its whole state
     X, y = sparse_stream()
     monkeypatch.setattr(SketchedOnlineClassifier, "_BLOCK_SIZE", 4)  # blocks learned first
-    model = SketchedOnlineClassifier(SketchedOnlineNewton(feature_scaling=None), sketch=sketch,
-                                     random_state=0)
+    model = SketchedOnlineClassifier(rule, sketch=sketch, random_state=0)
     model.partial_fit(X[:200], y[:200], classes=[0, 1])
+    assert model._state["form"][0, 1] == 1
     bad = sp.csr_matrix(blow_up(X[300:312].toarray(), first_row=6))
     # (row-by-row FD records a change nearly every row: learn on to its next sweep)
     begin = 200
-    while model.update_rule_._partial_snapshot(model._state, model.sketch_, bad) is None:
+
+    def saves_its_features():  # (asked of a copy: the question grows the versions kept)
+        state = {key: value.copy() for key, value in model._state.items()}
+        return model.update_rule_._partial_snapshot(state, model.sketch_, bad) is not None
+
+    while not saves_its_features():
         assert begin < 300
         model.partial_fit(X[begin:begin + 1], y[begin:begin + 1])
         begin += 1
@@ -460,13 +469,13 @@ def test_an_interrupt_after_the_sweep_before_a_call_changes_no_model(monkeypatch
                         .partial_fit(X[:200], y[:200], classes=[0, 1]) for _ in range(2))
     coef, decisions = model.coef_.copy(), model.decision_function(X[200:500])
     refreshes = model._state["form"][0, REFRESHES]
-    monkeypatch.setattr(son, "max_versions", lambda n_features, capacity: 1)  # sweep now
+    monkeypatch.setattr(sparse_form, "max_versions", lambda n_features, capacity: 1)  # sweep now
 
     def sweep_then_interrupt(*args):
         catch_up_all(*args)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(son, "catch_up_all", sweep_then_interrupt)
+    monkeypatch.setattr(sparse_form, "catch_up_all", sweep_then_interrupt)
     with pytest.raises(KeyboardInterrupt):
         model.partial_fit(X[200:500], y[200:500])
     assert model._state["form"][0, REFRESHES] == refreshes + 1  # (it swept)

@@ -214,12 +214,16 @@ def ada_fd_pass(kind, chunk, state, params, decisions):
         margin against the others; 0 otherwise).
     state : tuple
         ``(weights, gradient_sum, rows, gram, eigenvalues, dense, factor,
-        counts, floats, gram_eigenvalues, gram_eigenvectors)``, modified in
-        place; the last two hold the eigendecomposition of the leading block
-        of ``gram`` in use (FD: kept current row by row; RP: recomputed).
+        counts, floats, gram_eigenvalues, gram_eigenvectors, sketch_weights,
+        form, touched, versions, maps, folds)``, modified in place;
+        ``gram_eigenvalues`` and ``gram_eigenvectors`` hold the
+        eigendecomposition of the leading block of ``gram`` in use (FD: kept
+        current row by row; RP: recomputed); the last six hold FD's sparse
+        form (``_ada_fd_sparse``), not read here.
     params : tuple
         ``(rank, regularized, sketch_ridge, loss_code, epsilon, eta, delta,
-        dual, oja_eta0, oja_constant, fit_intercept, missed)``. The sketch's
+        dual, oja_eta0, oja_constant, fit_intercept, missed, sparse)``
+        (``sparse``: CSR rows take the sparse form, ``_ada_fd_sparse``). The sketch's
         Gram estimate is ``rho I + S^T S`` with ``rho = sketch_ridge +
         regularized * shrinkage / 2`` (RFD's ``alpha``; FD's whole shrink with
         ``regularized = 2``), plus for Oja and random projections, when
@@ -241,9 +245,9 @@ def ada_fd_pass(kind, chunk, state, params, decisions):
     """
     X, data, indices, indptr, is_sparse, order, y, sample_weight, offsets = chunk
     (weights, gradient_sum, rows, gram, eigenvalues, dense, factor, counts, floats,
-     gram_eigenvalues, gram_eigenvectors) = state
+     gram_eigenvalues, gram_eigenvectors) = state[:11]
     (rank, regularized, sketch_ridge, loss_code, epsilon, eta, delta, dual,
-     oja_eta0, oja_constant, fit_intercept, missed) = params
+     oja_eta0, oja_constant, fit_intercept, missed) = params[:12]
 
     n_features = weights.shape[0]
     capacity = rows.shape[0]

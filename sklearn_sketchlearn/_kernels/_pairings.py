@@ -15,7 +15,7 @@ cache entry by the values it closes over).
 
 import functools
 
-from ._ada_fd import ada_fd_pass
+from ._ada_fd_sparse import ada_fd_pass_by_form
 from ._jit import jit
 from ._sdrogd import sdrogd_pass
 from ._sketch_updates import EXACT, FREQUENT_DIRECTIONS, NO_SKETCH, OJA, RANDOM_PROJECTION
@@ -41,8 +41,9 @@ def partial_fit_kernel(rule, kind, dense_only=False):
     (``"son"``, ``"ada_fd"`` or ``"sdrogd"``) over sketch ``kind``; see the
     rule's pass for the arguments.
 
-    ``dense_only`` (SON): the pass without its sparse form, for a call whose
-    rows take the dense form on a state that is not in the sparse form. Its
+    ``dense_only`` (SON, ADA-FD over FD): the pass without its sparse form,
+    for a call whose rows take the dense form on a state that is not in the
+    sparse form. Its
     branches are pruned like the other sketches', so a learner that never
     sees wide CSR rows never compiles the sparse form: over fast FD, 3.9 MB
     of machine code against 7.3, about a third less compile time.
@@ -52,7 +53,7 @@ def partial_fit_kernel(rule, kind, dense_only=False):
         if rule == "son":
             return son_pass(kind, dense_only, chunk, state, params, decisions)
         if rule == "ada_fd":
-            return ada_fd_pass(kind, chunk, state, params, decisions)
+            return ada_fd_pass_by_form(kind, dense_only, chunk, state, params, decisions)
         return sdrogd_pass(kind, chunk, state, params, decisions)
 
     # A name of its own per pairing: numba names the cache files after it, and

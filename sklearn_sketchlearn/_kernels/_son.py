@@ -80,6 +80,7 @@ from ._son_sparse import (
     sparse_products,
     sparse_step,
     standardize_sparse_example,
+    transpose_units,
     units_by_feature,
 )
 from ._units import (
@@ -553,11 +554,13 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
     else:
         sparse = is_sparse and sparse_form
         if sparse and form[SPARSE] == 0:
-            enter_sparse_form(kind, rows, counts[0], sketch_weights, form, touched, versions,
-                              floats, scale)
+            enter_sparse_form(kind, rows, counts[0], sketch_weights, form, touched, versions)
+            transpose_units(scale, np.True_)  # (see units_by_feature)
+            floats[7] = 0.0  # |Z^T b|^2 at the last fold
         elif not sparse and form[SPARSE] == 1:
             leave_sparse_form(kind, rows, weights, sketch_weights, factor, form, versions, maps,
-                              folds, scale)
+                              folds)
+            transpose_units(scale, np.False_)
     columns = rows.reshape((n_features, capacity))
     # the sparse form's units, scale[k, j] on feature-major memory (see units_by_feature)
     units = units_by_feature(scale)

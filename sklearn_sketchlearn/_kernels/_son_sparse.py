@@ -1,5 +1,6 @@
 """SON on CSR rows in time independent of ``d``: the sparse form of the state
-(Luo et al., NIPS 2016, Section 4 and Algorithms 4-5, extended to FD and RP).
+(Luo et al., NIPS 2016, Section 4 and Algorithms 4-5, extended to FD and RP;
+ADA-FD's mirror step over FD keeps it too, ``_ada_fd_sparse``).
 
 The weights are kept as ``w = w_bar + Z^T b``: ``w_bar`` (``weights``) changes
 only on an example's non-zeros and ``b`` (``sketch_weights``, one entry per
@@ -109,13 +110,11 @@ def transpose_units(scale, by_feature):
 
 
 @jit
-def enter_sparse_form(kind, rows, n_rows, sketch_weights, form, touched, versions, floats,
-                      scale):
+def enter_sparse_form(kind, rows, n_rows, sketch_weights, form, touched, versions):
     """Turn the dense kernel's state (``rows`` by rows, ``b = 0``) into the sparse
     form in place: ``Z`` by columns, and for FD every buffer row an appended
-    one (``F`` empty), its non-zero columns listed in ``touched``; the units'
-    statistics by feature (:func:`units_by_feature`)."""
-    transpose_units(scale, np.True_)
+    one (``F`` empty), its non-zero columns listed in ``touched``. (SON also
+    lays its units out by feature: :func:`transpose_units`.)"""
     capacity, n_features = rows.shape
     copy = rows.copy()
     columns = rows.reshape((n_features, capacity))
@@ -124,7 +123,6 @@ def enter_sparse_form(kind, rows, n_rows, sketch_weights, form, touched, version
             columns[j, i] = copy[i, j]
     sketch_weights[:] = 0.0
     versions[:] = 0
-    floats[7] = 0.0
     form[SPARSE] = 1
     form[TOP] = 0
     form[VERSION] = 0
@@ -141,10 +139,9 @@ def enter_sparse_form(kind, rows, n_rows, sketch_weights, form, touched, version
 
 @jit
 def leave_sparse_form(kind, rows, weights, sketch_weights, factor, form, versions, maps,
-                      folds, scale):
+                      folds):
     """The inverse of :func:`enter_sparse_form`: ``w = w_bar + Z^T b``, FD's top
-    rows ``F Z_top``, ``rows`` and the units' statistics by rows again."""
-    transpose_units(scale, np.False_)
+    rows ``F Z_top`` and ``rows`` by rows again."""
     capacity, n_features = rows.shape
     columns = rows.reshape((n_features, capacity))
     catch_up_all(columns, weights, versions, maps, folds, form)
@@ -584,17 +581,27 @@ def move_column_units(j, f, kind, columns, weights, sketch_weights, scale, float
                       factor, top, n_rows):
     """``move_units`` without centering on the sparse form: ``w_j / f`` and, but
     for Oja's directions, the sketch's column ``j`` times ``f``, in O(m^2)."""
+    move_curvature_totals(j, f, 0.0, j, False, scale, floats)
+    move_sparse_column(j, f, young_unit_grew(f, scale[7, j]), kind != OJA, columns, weights,
+                       sketch_weights, gram, factor, top, n_rows)
+
+
+@jit
+def move_sparse_column(j, f, shrinks, moves_sketch, columns, weights, sketch_weights, gram,
+                       factor, top, n_rows):
+    """Feature ``j`` fed as ``f x_j`` from now on, on the sparse form: its weight
+    ``w_j / f`` (``f w_j`` where the move ``shrinks`` it, a young unit's) and,
+    when ``moves_sketch``, the sketch's column ``j`` times ``f``, the Gram
+    matrix with it; O(m^2). The column is up to date (see :func:`catch_up`)."""
     column = columns[j]
     weight = weights[j] + dot(column, sketch_weights)
-    move_curvature_totals(j, f, 0.0, j, False, scale, floats)
-    if kind != OJA:
+    if moves_sketch:
         if n_rows > 0:
             moved = np.empty(n_rows)
             slot_to_buffer(column, factor, top, n_rows, moved)
             move_gram(gram, n_rows, moved, (f - 1.0) * moved)
         column *= f
-    weights[j] = (weight * f if young_unit_grew(f, scale[7, j]) else weight / f) - dot(
-        column, sketch_weights)
+    weights[j] = (weight * f if shrinks else weight / f) - dot(column, sketch_weights)
 
 
 @jit

@@ -5,13 +5,16 @@ from numbers import Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from .._kernels._ada_fd_sparse import move_sparse_units
 from .._kernels._pairings import partial_fit_kernel
 from .._kernels._sketch_updates import FREQUENT_DIRECTIONS
+from .._kernels._son_sparse import SPARSE, leave_sparse_form
 from .._units import map_vectors, map_weights
 from ._base import BaseUpdateRule, sketch_kernel_params
+from ._sparse_form import SparseFormRule, add_sparse_form
 
 
-class AdaFD(BaseUpdateRule):
+class AdaFD(SparseFormRule, BaseUpdateRule):
     """Full-matrix AdaGrad with the gradients' outer products kept by a sketch.
 
     AdaGrad's full-matrix proximal term ``H_t = delta I + G_t^{1/2}``, with
@@ -78,6 +81,13 @@ class AdaFD(BaseUpdateRule):
     feature_scaling=None)``. With an RFD sketch the square root is taken of its whole estimate
     ``alpha I + B^T B`` of ``alpha0 I + G_t``.
 
+    On wide CSR rows the mirror step over Frequent Directions costs
+    ``O(tau s + tau^2)`` an example for ``s`` non-zeros instead of ``O(tau
+    d)``: it keeps SON's sparse form of the weights and the sketch (user
+    guide, "ADA-FD on sparse rows"), with the same results. A sparse stream
+    narrow enough to be centred by ``'standardize'`` (up to 4,096 features)
+    is, and its rows are then dense.
+
     References
     ----------
     .. [1] Y. Wan and L. Zhang, "Efficient Adaptive Online Learning via
@@ -109,7 +119,10 @@ class AdaFD(BaseUpdateRule):
     _default_sketch = "fast_fd"
     _sketch_use = "required"
     _running_units = True
-    _centers_sparse_rows = True  # the kernel reads every row densely
+    # a sparse stream is centred (it learns better so: the user guide's
+    # 'Choosing') where a block of its rows densified fits, and its rows are
+    # then dense; wider CSR rows take the sparse form (FD's mirror step)
+    _centers_sparse_rows = True
 
     def __init__(self, eta0=0.1, *, delta=1.0, form="mirror", ridge="adaptive",
                  feature_scaling="standardize"):
@@ -128,15 +141,34 @@ class AdaFD(BaseUpdateRule):
         capacity = state["gram"].shape[0]
         state["gram_eigenvalues"] = np.zeros(capacity)
         state["gram_eigenvectors"] = np.zeros((capacity, capacity))
+        add_sparse_form(state, n_features, sketch._kind, lazy=sketch._kind == FREQUENT_DIRECTIONS)
         return state
 
     def _move_units(self, state, sketch, change):
+        n_rows = sketch._rows_in_use(state)
+        if state["form"][SPARSE]:
+            rows = state["rows"]
+            if change.r == 1.0 and not change.b.any():  # at the moved features only
+                move_sparse_units(change.features, change.a, change.young,
+                                  rows.reshape(rows.shape[1], rows.shape[0]), state["weights"],
+                                  state["sketch_weights"], state["gram"], state["factor"],
+                                  state["form"], state["versions"], state["maps"],
+                                  state["folds"], n_rows)
+                self._refresh_eigh(state, n_rows)
+                return
+            # (a regressor's targets' unit moves every weight and row: O(tau d) anyway)
+            leave_sparse_form(FREQUENT_DIRECTIONS, rows, state["weights"],
+                              state["sketch_weights"], state["factor"], state["form"],
+                              state["versions"], state["maps"], state["folds"])
         map_weights(state["weights"], change)
         map_vectors(state["gradient_sum"], change)
         sketch._move_columns(state, change)
         state["floats"][1] *= change.r**2  # the missed mass, in the units of g^2
-        # the eigendecomposition of the Gram matrix in use (FD; RP refreshes its own)
-        n_rows = sketch._rows_in_use(state)
+        self._refresh_eigh(state, n_rows)
+
+    @staticmethod
+    def _refresh_eigh(state, n_rows):
+        """The eigendecomposition of the Gram matrix in use (FD; RP refreshes its own)."""
         eigenvalues, eigenvectors = np.linalg.eigh(state["gram"][:n_rows, :n_rows])
         state["gram_eigenvalues"][:n_rows] = eigenvalues
         state["gram_eigenvectors"][:n_rows, :n_rows] = eigenvectors
@@ -145,14 +177,23 @@ class AdaFD(BaseUpdateRule):
         kind, rank, regularized, sketch_ridge, oja_eta0, oja_constant = sketch_kernel_params(sketch)
         if self.ridge == "adaptive" and kind == FREQUENT_DIRECTIONS and not regularized:
             regularized = 2  # the kernel's ridge is sketch_ridge + regularized * shrink / 2
+        form = state["form"]
+        # (FD's mirror step only: _kernels/_ada_fd_sparse)
+        sparse = (bool(chunk[4]) and kind == FREQUENT_DIRECTIONS and self.form == "mirror"
+                  and self._sparse_form(state["weights"].shape[0], state["rows"].shape[0],
+                                        chunk[1].size, chunk[3].size - 1))
         params = (
             rank, regularized, sketch_ridge, loss.code, settings.epsilon,
             float(self.eta0), float(self.delta), self.form == "dual", oja_eta0, oja_constant,
-            settings.fit_intercept, self.ridge == "adaptive",
+            settings.fit_intercept, self.ridge == "adaptive", sparse,
         )
         arrays = (
             state["weights"], state["gradient_sum"], state["rows"], state["gram"],
             state["eigenvalues"], state["dense"], state["factor"], state["counts"],
             state["floats"], state["gram_eigenvalues"], state["gram_eigenvectors"],
+            state["sketch_weights"], form, state["touched"], state["versions"], state["maps"],
+            state["folds"],
         )
-        return partial_fit_kernel("ada_fd", kind)(chunk, arrays, params, decisions)
+        # (see SON's: rows in the dense form compile no sparse form's code)
+        dense_only = kind == FREQUENT_DIRECTIONS and not sparse and not form[SPARSE]
+        return partial_fit_kernel("ada_fd", kind, dense_only)(chunk, arrays, params, decisions)

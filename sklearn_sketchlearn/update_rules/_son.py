@@ -3,42 +3,22 @@
 from numbers import Real
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._kernels._losses import LOG_LOSS_MAX_STEP
 from .._kernels._pairings import partial_fit_kernel
-from .._kernels._sketch_updates import (
-    EXACT,
-    FREQUENT_DIRECTIONS,
-    NO_SKETCH,
-    OJA,
-    RANDOM_PROJECTION,
-)
+from .._kernels._sketch_updates import EXACT, NO_SKETCH, RANDOM_PROJECTION
 from .._kernels._son import prediction_limit
-from .._kernels._son_sparse import (
-    SCALING,
-    SPARSE,
-    TOUCHED,
-    VERSION,
-    catch_up_all,
-    max_versions,
-    sparse_weights,
-)
-from ._base import (
-    BaseUpdateRule,
-    chunk_features,
-    empty_sketch_state,
-    feature_snapshot,
-    sketch_kernel_params,
-)
+from .._kernels._son_sparse import SCALING, SPARSE
+from ._base import BaseUpdateRule, empty_sketch_state, sketch_kernel_params
+from ._sparse_form import SparseFormRule, add_sparse_form
 
 # sigma(0) (1 - sigma(0)): the log loss's curvature at margin 0, where every
 # binary model starts (the unit of the log loss's prior, see _PRIOR_FEATURES)
 LOG_LOSS_CURVATURE_AT_ZERO = 0.25
 
 
-class SketchedOnlineNewton(BaseUpdateRule):
+class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
     """Sketched Online Newton (SON): an Online Newton Step through a matrix sketch.
 
     Keeps ``A_t = alpha_t I + S^T S``, where the sketch ``S`` summarises the
@@ -292,13 +272,6 @@ class SketchedOnlineNewton(BaseUpdateRule):
     # 'auto' alpha: a fraction of the curvature seen (adaptive ridge), the prior's
     # worth in examples (the exact sketch's), the ridge itself (a fixed one)
     _AUTO_ALPHA = {"adaptive": 1e-3, "exact": 1.0, "fixed": 1.0}
-    # CSR rows take the sparse form, O(k^2 + k s) an example, where the weights
-    # number at least this many times k + s (k: the rows the sketch keeps, m or
-    # fast FD's 2m; s: the chunk's mean non-zeros a row); below, the dense
-    # form's O(k d), with smaller constants, is faster. Measured
-    # (benchmarks/run.py --sparse-only, s = 14, m = 10): the forms cost the same
-    # at d ~ 200 (Oja, random projections), ~ 500 (fast FD) and ~ 300 (no sketch)
-    _SPARSE_FORM_FROM = 16.0
 
     def __init__(
         self, alpha="auto", *, ridge="adaptive", bound="auto", curvature="auto", sigma=1.0,
@@ -393,23 +366,8 @@ class SketchedOnlineNewton(BaseUpdateRule):
         # use, the diagonal of sum g_hat g_hat^T and its column at the intercept,
         # the inverse of the scale, the count of non-zeros
         state["scale"] = np.zeros((8, 0 if self.feature_scaling is None else n_features))
-        # the sparse form of CSR rows (see _kernels/_son_sparse): b of w = w_bar + Z^T b,
-        # the form's flags and counters, FD's columns touched since its last shrink and
-        # the factor F of its kept rows F Z_top
-        state["sketch_weights"] = np.zeros(capacity)
-        state["form"] = np.zeros(6, dtype=np.int64)
         kind = NO_SKETCH if sketch is None else sketch._kind
-        is_fd = kind == FREQUENT_DIRECTIONS
-        state["touched"] = np.zeros(n_features if is_fd else 0, dtype=np.int64)
-        if is_fd:
-            state["factor"] = np.zeros((capacity, capacity))
-        # the sparse form's changes of every column kept lazily (Oja's refreshes, RP's
-        # folds, FD's rewriting shrinks), and each column's version
-        lazy = kind != NO_SKETCH and kind != EXACT
-        state["versions"] = np.zeros(n_features if lazy else 0, dtype=np.int64)
-        n_versions = max_versions(n_features, capacity) if lazy else 0
-        state["maps"] = np.zeros((n_versions, capacity, capacity))
-        state["folds"] = np.zeros((n_versions, capacity))
+        add_sparse_form(state, n_features, kind, lazy=kind != NO_SKETCH and kind != EXACT)
         return state
 
     def _auto_sketch(self, n_weights):
@@ -460,117 +418,6 @@ class SketchedOnlineNewton(BaseUpdateRule):
         to 2 along two competing classes, and a confident mistake, where the
         cap binds, is where the overshoot is largest.)"""
         return LOG_LOSS_MAX_STEP / (2.0 if settings.multinomial else 1.0)
-
-    def _sparse_form(self, n_weights, capacity, n_stored, n_rows):
-        """Whether CSR rows (``n_stored`` values in ``n_rows`` rows) take the
-        sparse form, for ``n_weights`` weights and a sketch of ``capacity`` rows."""
-        return n_weights >= self._SPARSE_FORM_FROM * (capacity + n_stored / max(n_rows, 1))
-
-    def _kernel_checks(self, states, sparse):
-        # in the sparse form the kernel checks every value it writes into the
-        # d-long arrays (a scan of them would cost O(m d) per block)
-        if states["form"][:, SPARSE].all():
-            return ("weights", "rows", "scale", "touched", "versions")
-        return ()
-
-    def _partial_snapshot(self, states, sketch, X):
-        # On CSR rows that take the sparse form (the state in it and the call
-        # too: leaving it rewrites every column) SON changes a feature's
-        # entries (w_bar_j, Z_j, its units, its version) only where an example
-        # has it (the intercept too), and FD's shrink those of the rows
-        # appended since the last one (``touched``), unless every column
-        # catches up: that happens only when the lazy changes run out, which
-        # the call cannot reach if the changes it can record (``_records``) fit
-        # in the versions kept. They are made to fit for the call, up to a
-        # quarter of the size of Z (the saved state keeps the arrays as they
-        # were); a call that can record more saves everything (see _tidy).
-        form = states["form"]
-        if not (sp.issparse(X) and X.format == "csr" and form[:, SPARSE].all()
-                and states["rows"].flags.c_contiguous) or self._target_units:
-            return None  # (a move of the targets' unit rescales every weight)
-        n_rows, capacity = X.shape[0], states["rows"].shape[1]
-        n_features = states["weights"].shape[1]
-        # (X may hold duplicates, which the call sums: its count of values is an
-        # upper bound, so a call counted sparse here takes the sparse form)
-        if not self._sparse_form(n_features, capacity, X.nnz, n_rows):
-            return None
-        n_versions = states["maps"].shape[1]
-        needed = form[:, VERSION].max() + self._records(sketch, n_rows, capacity)
-        if needed > max(n_versions, n_features // (4 * max(capacity, 1))):
-            return None
-        n_touched = form[:, TOUCHED].max()
-        features = chunk_features(X, n_features, states["touched"][:, :n_touched].ravel(),
-                                  [n_features - 1])
-        if features is None:
-            return None
-        columns = states["rows"].reshape(form.shape[0], n_features, capacity)
-        units = states["scale"]  # by feature in the sparse form (units_by_feature)
-        by_feature = {"weights": states["weights"], "versions": states["versions"],
-                      "scale": units.reshape(form.shape[0], units.shape[2], units.shape[1]),
-                      "rows": columns}
-        saved, restore_columns = feature_snapshot(
-            states, {key: value for key, value in by_feature.items()
-                     if value.shape[1] == n_features}, features,
-            restored_apart={*by_feature, "touched"})
-        # the list's entries the call can write: each example appends at most its
-        # non-zeros and the intercept, after the old ones or from 0 after a shrink
-        n_written = n_touched + X.indices.size + n_rows
-        touched = states["touched"][:, :n_written].copy()
-
-        def restore():
-            restore_columns()
-            states["touched"][:, :n_written] = touched
-
-        for key in ("maps", "folds") if needed > n_versions else ():
-            grown = np.zeros((form.shape[0], needed, *states[key].shape[2:]))
-            grown[:, :n_versions] = states[key]
-            states[key] = grown
-        return saved, restore
-
-    @staticmethod
-    def _records(sketch, n_rows, capacity):
-        """The most lazy changes of every column ``n_rows`` examples can record
-        (Oja a refresh and a fold per example, RP a fold, FD a shrink every
-        ``capacity - rank + 1`` rows)."""
-        kind, rank = sketch_kernel_params(sketch)[:2]
-        records = {OJA: 2 * n_rows, RANDOM_PROJECTION: n_rows,
-                   FREQUENT_DIRECTIONS: n_rows // max(capacity - rank + 1, 1) + 1}
-        return records.get(kind, 0)
-
-    def _tidy(self, states):
-        # Every column catches up once the versions kept reach max_versions,
-        # as the kernel would have in a call, and versions grown for the last
-        # call go: recording a change costs O(m^3) per version kept. A call
-        # whose partial snapshot gave it room for its changes (above) leaves
-        # them for here, at the start of the next call, where a sweep over
-        # every column (one compiled pass per problem, in place) changes how
-        # the model is held, not the model: after a call, an interrupt in it
-        # would have left the call's learning committed, and working on copies
-        # instead cost fresh d-long arrays each time (at d = 1e6 and 20 slots,
-        # 120-720 ms a sweep, two thirds of a stream's time).
-        form = states["form"]
-        if not (form[:, SPARSE].all() and states["rows"].flags.c_contiguous):
-            return
-        n_features, capacity = states["weights"].shape[1], states["rows"].shape[1]
-        limit = max_versions(n_features, capacity)
-        if (form[:, VERSION] >= limit).any():  # (every problem's then)
-            for k in range(form.shape[0]):
-                catch_up_all(states["rows"][k].reshape(n_features, capacity),
-                             states["weights"][k], states["versions"][k], states["maps"][k],
-                             states["folds"][k], form[k])
-        if states["maps"].shape[1] > limit and (form[:, VERSION] < limit).all():
-            for key in ("maps", "folds"):
-                states[key] = states[key][:, :limit].copy()
-
-    def _weights(self, state):
-        weights = state["weights"]
-        if state["form"][SPARSE]:  # w = w_bar + Z^T b, Z stored by columns
-            rows = state["rows"]
-            weights = np.empty_like(weights)
-            sparse_weights(rows.reshape(rows.shape[1], rows.shape[0]), state["weights"],
-                           state["sketch_weights"], state["versions"], state["maps"],
-                           state["folds"], state["form"], weights)
-        return weights
 
     def _prediction_limit(self, state):
         # SON predicts with the projected weights (Lemma 1): clip(u^T x, -C, C)

@@ -1,0 +1,274 @@
+"""ADA-FD and ADA-FFD on CSR rows in time independent of ``d``: the mirror
+step over a Frequent Directions buffer in SON's sparse form (``_son_sparse``).
+
+The step ``beta -= eta c H^{-1} x`` for a gradient ``g = c x`` is a multiple
+of ``x`` plus a combination of the buffer's rows (``H^{-1} = I / c_0 + S^T U
+diag(psi) U^T S``, :mod:`._lowrank`), the same shape as SON's Newton step, so
+the weights are kept as ``w = w_bar + Z^T b`` and the buffer as ``S = M Z``
+(``M = [F, 0; 0, I]``: the rows kept at the last shrink through the factor
+``F``, then the gradients appended since). A gradient becomes a row by
+writing its ``s`` values into ``Z``; FD's shrink changes ``Z`` on the columns
+of the rows appended since the last one (:func:`fd_sparse_shrink`). ADA-FFD's
+gradient inside the span turns the rows by ``T = I + kappa a a^T`` (see
+``ffd_add_gradient``): ``T M`` becomes the factor of every row, in ``O(tau^3)``.
+What depends on ``d`` is what FD's shrinks cost SON's sparse form too: a
+shrink whose new factor is ill-conditioned rewrites every column lazily, and
+the columns catch up once in a while (``O(tau^2 d)``).
+
+Dual averaging (``form='dual'``) is not in this form: its weights ``-eta
+H_t^{-1} sum_s g_s`` change in every coordinate of the gradients' sum at
+every step, so its CSR rows take the dense form. So do Oja's and random
+projections' sketches (their rank-one changes of the rows would fit the form,
+as SON's do; not done).
+"""
+
+import numpy as np
+
+from ._ada_fd import SPAN_TOLERANCE, ada_fd_pass, reset_to_diagonal
+from ._bordered_eigh import bordered_eigh_update
+from ._jit import jit
+from ._losses import loss_derivative
+from ._lowrank import rounding_level, spectrum_weights
+from ._sketch_updates import FREQUENT_DIRECTIONS
+from ._son_sparse import (
+    SPARSE,
+    TOP,
+    TOUCHED,
+    catch_up,
+    catch_up_example,
+    enter_sparse_form,
+    fd_sparse_shrink,
+    leave_sparse_form,
+    load_sparse_example,
+    move_sparse_column,
+    prefetch_example,
+    slot_to_buffer,
+    sparse_products,
+    sparse_step,
+    sparse_update,
+)
+
+
+@jit(inline=True)
+def ada_fd_pass_by_form(kind, dense_only, chunk, state, params, decisions):
+    """:func:`~._ada_fd.ada_fd_pass`, with CSR rows in the sparse form where
+    the caller asks for it (``params[-1]``; FD's mirror step only) and the
+    state moved between the forms as the rows require. ``dense_only``: the
+    pass without the sparse form, a constant of the compiled kernel (see
+    ``_pairings``), for rows in the dense form on a state that is not in the
+    sparse form."""
+    if kind == FREQUENT_DIRECTIONS and not dense_only:
+        (weights, gradient_sum, rows, gram, eigenvalues, dense, factor, counts, floats,
+         gram_eigenvalues, gram_eigenvectors, sketch_weights, form, touched, versions, maps,
+         folds) = state
+        if params[-1]:
+            if form[SPARSE] == 0:
+                enter_sparse_form(kind, rows, counts[0], sketch_weights, form, touched,
+                                  versions)
+            return ada_fd_sparse_pass(chunk, state, params, decisions)
+        if form[SPARSE] == 1:
+            leave_sparse_form(kind, rows, weights, sketch_weights, factor, form, versions, maps,
+                              folds)
+    return ada_fd_pass(kind, chunk, state, params, decisions)
+
+
+@jit(inline=True)
+def ada_fd_sparse_pass(chunk, state, params, decisions):
+    """One pass of ADA-FD's mirror step over FD's buffer on CSR rows, the state
+    in the sparse form; the arguments and the return value are
+    :func:`~._ada_fd.ada_fd_pass`'s (``chunk``'s rows CSR), and it learns the
+    same model to rounding."""
+    X, data, indices, indptr, is_sparse, order, y, sample_weight, offsets = chunk
+    (weights, gradient_sum, rows, gram, eigenvalues, dense, factor, counts, floats,
+     gram_eigenvalues, gram_eigenvectors, sketch_weights, form, touched, versions, maps,
+     folds) = state
+    (rank, regularized, sketch_ridge, loss_code, epsilon, eta, delta, dual,
+     oja_eta0, oja_constant, fit_intercept, missed, sparse) = params
+
+    n_features = weights.shape[0]
+    capacity = rows.shape[0]
+    columns = rows.reshape((n_features, capacity))
+    shrink_first = capacity == rank  # row-by-row FD: ADA-FD; doubling: ADA-FFD
+    cols = np.empty(n_features, dtype=np.int64)
+    vals = np.empty(n_features)
+    no_units = np.empty((0, 0))
+    slot_products = np.zeros(capacity)
+    slot_coefficients = np.zeros(capacity)
+    projected = np.zeros(capacity)
+    row_coefficients = np.zeros(capacity)
+    no_shifts = np.zeros(capacity)  # (and no step along the slots)
+
+    for i in range(order.shape[0]):
+        nnz = load_sparse_example(order[i], data, indices, indptr, fit_intercept, n_features,
+                                  cols, vals)
+        prefetch_example(cols, nnz, columns, weights, versions, no_units)
+        catch_up_example(cols, nnz, columns, weights, versions, maps, folds, form)
+        prediction, squared_norm = sparse_products(columns, weights, sketch_weights, capacity,
+                                                   cols, vals, nnz, slot_products)
+        if not np.isfinite(prediction):
+            return i
+        decisions[i] = prediction
+        n_rows = counts[0]
+        slot_to_buffer(slot_products, factor, form[TOP], n_rows, projected)
+        slope = sample_weight[i] * loss_derivative(loss_code, prediction - offsets[i], y[i],
+                                                   epsilon)
+
+        if slope != 0.0 and (shrink_first or leaves_span(gram_eigenvalues, gram_eigenvectors,
+                                                         n_rows, projected, squared_norm)):
+            # g = slope x becomes a row: border the Gram matrix, write it into Z
+            for j in range(n_rows):
+                gram[j, n_rows] = slope * projected[j]
+                gram[n_rows, j] = slope * projected[j]
+            gram[n_rows, n_rows] = slope * slope * squared_norm
+            if not sparse_update(columns, weights, sketch_weights, cols, vals, nnz, 0.0,
+                                 no_shifts, no_shifts, n_rows, n_rows, slope,
+                                 form[TOP], touched, form):
+                return i
+            projected[n_rows] = slope * squared_norm
+            counts[0] = n_rows + 1
+            if shrink_first and n_rows + 1 == capacity:  # ADA-FD shrinks before the step
+                shrink(columns, gram, factor, sketch_weights, weights, form, touched, capacity,
+                       rank, versions, maps, folds, floats, counts, gram_eigenvalues,
+                       gram_eigenvectors)
+                catch_up_example(cols, nnz, columns, weights, versions, maps, folds, form)
+                sparse_products(columns, weights, sketch_weights, capacity, cols, vals, nnz,
+                                slot_products)
+                slot_to_buffer(slot_products, factor, form[TOP], counts[0], projected)
+            else:
+                bordered_eigh_update(gram_eigenvalues, gram_eigenvectors, n_rows,
+                                     gram[:n_rows, n_rows], gram[n_rows, n_rows])
+        elif slope != 0.0:
+            fold_into_span(gram, factor, form, gram_eigenvalues, gram_eigenvectors, n_rows,
+                           projected, slope)
+        n_rows = counts[0]
+
+        if slope != 0.0:
+            rho = sketch_ridge + regularized * floats[0] / 2.0
+            psi, c = spectrum_weights(gram_eigenvalues[:n_rows], rho, delta, 0.5)
+            for j in range(n_rows):  # w -= eta slope (x / c + S^T U diag(psi) U^T S x)
+                row_coefficients[j] = 0.0
+            for k in range(n_rows):
+                along = 0.0
+                for j in range(n_rows):
+                    along += gram_eigenvectors[j, k] * projected[j]
+                along *= -eta * slope * psi[k]
+                for j in range(n_rows):
+                    row_coefficients[j] += gram_eigenvectors[j, k] * along
+            if not sparse_step(columns, weights, sketch_weights, cols, vals, nnz,
+                               eta * slope / c, row_coefficients, no_shifts, n_rows, -1, 0.0,
+                               factor, touched, form, slot_coefficients):
+                return i
+        if not shrink_first and n_rows == capacity:  # ADA-FFD shrinks after it
+            shrink(columns, gram, factor, sketch_weights, weights, form, touched, capacity, rank,
+                   versions, maps, folds, floats, counts, gram_eigenvalues, gram_eigenvectors)
+    return order.shape[0]
+
+
+@jit
+def shrink(columns, gram, factor, sketch_weights, weights, form, touched, capacity, rank,
+           versions, maps, folds, floats, counts, spectrum, basis):
+    """FD's shrink of the full buffer on the sparse form (:func:`fd_sparse_shrink`),
+    with its total (``floats[0]``), rows in use and Gram eigendecomposition."""
+    delta, n_kept = fd_sparse_shrink(columns, gram, factor, sketch_weights, weights, form,
+                                     touched, capacity, rank, versions, maps, folds)
+    floats[0] += delta
+    counts[0] = n_kept
+    reset_to_diagonal(gram, n_kept, spectrum, basis)
+
+
+@jit
+def span_coefficients(spectrum, basis, n_rows, projected, out):
+    """``out[:n_rows] = (S S^T)^+ S x`` from ``projected = S x``, over the
+    directions above the Gram matrix's rounding level: ``x``'s projection on
+    the rows' span is ``S^T out``, and ``x^T`` of it is ``projected^T out``."""
+    floor = rounding_level(spectrum[:n_rows])
+    for j in range(n_rows):
+        out[j] = 0.0
+    for k in range(n_rows):
+        if spectrum[k] > floor:
+            along = 0.0
+            for j in range(n_rows):
+                along += basis[j, k] * projected[j]
+            along /= spectrum[k]
+            for j in range(n_rows):
+                out[j] += basis[j, k] * along
+
+
+@jit
+def leaves_span(spectrum, basis, n_rows, projected, squared_norm):
+    """ADA-FFD's ``g' != g``: whether ``x``'s part off the rows' span, ``|x|^2 -
+    x^T P x``, exceeds ``SPAN_TOLERANCE`` of ``x`` (``ffd_add_gradient``)."""
+    inside = np.empty(n_rows)
+    span_coefficients(spectrum, basis, n_rows, projected, inside)
+    captured = 0.0
+    for j in range(n_rows):
+        captured += projected[j] * inside[j]
+    return squared_norm - captured > SPAN_TOLERANCE**2 * squared_norm
+
+
+@jit
+def fold_into_span(gram, factor, form, spectrum, basis, n_rows, projected, c):
+    """ADA-FFD's gradient ``g = c x`` inside the rows' span (``ffd_add_gradient``):
+    the rows become ``T S`` with ``T = I + kappa a a^T``, ``a = c (S S^T)^+ S x``.
+    On the sparse form ``S = M Z`` only the factor moves: every row is held
+    through ``T M`` (no row is an appended one any more), ``Z`` is unchanged;
+    the Gram matrix, its eigendecomposition and ``projected = S x`` follow."""
+    a = np.empty(n_rows)
+    span_coefficients(spectrum, basis, n_rows, projected, a)
+    captured = 0.0  # x^T P x
+    for j in range(n_rows):
+        captured += projected[j] * a[j]
+        a[j] *= c
+    norm2 = 0.0
+    for j in range(n_rows):
+        norm2 += a[j] * a[j]
+    kappa = 1.0 / (1.0 + np.sqrt(1.0 + norm2))
+    top = form[TOP]
+    held = np.zeros((n_rows, n_rows))  # M = [F, 0; 0, I]
+    for i in range(n_rows):
+        for k in range(n_rows):
+            held[i, k] = factor[i, k] if i < top and k < top else (1.0 if i == k else 0.0)
+    along = np.zeros(n_rows)  # a^T M
+    for i in range(n_rows):
+        for k in range(n_rows):
+            along[k] += a[i] * held[i, k]
+    for i in range(n_rows):
+        for k in range(n_rows):
+            factor[i, k] = held[i, k] + kappa * a[i] * along[k]
+    form[TOP] = n_rows
+    form[TOUCHED] = 0
+    product = np.zeros(n_rows)  # (S S^T) a
+    for i in range(n_rows):
+        for j in range(n_rows):
+            product[i] += gram[i, j] * a[j]
+    curvature = 0.0
+    for j in range(n_rows):
+        curvature += a[j] * product[j]
+    curvature *= kappa * kappa
+    for i in range(n_rows):
+        for j in range(n_rows):
+            gram[i, j] += (kappa * (product[i] * a[j] + a[i] * product[j])
+                           + curvature * a[i] * a[j])
+    lam, vectors = np.linalg.eigh(np.ascontiguousarray(gram[:n_rows, :n_rows]))
+    for i in range(n_rows):
+        spectrum[i] = lam[i]
+        for j in range(n_rows):
+            basis[i, j] = vectors[i, j]
+    shift = kappa * c * captured  # S' x = S x + kappa a (g'^T x)
+    for j in range(n_rows):
+        projected[j] += shift * a[j]
+
+
+@jit
+def move_sparse_units(features, a, young, columns, weights, sketch_weights, gram, factor, form,
+                      versions, maps, folds, n_rows):
+    """The move of units ``x'_j = a_j x_j`` (``features``; not centred, the
+    targets' unit kept: ``map_weights`` and the sketch's ``_move_columns``) on
+    the sparse form: O(tau^2) a feature, each column brought up to date
+    first."""
+    old = np.empty(columns.shape[1])
+    for p in range(features.shape[0]):
+        j = features[p]
+        catch_up(j, columns, weights, versions, maps, folds, form, old)
+        move_sparse_column(j, a[p], young[p], np.True_, columns, weights, sketch_weights, gram,
+                           factor, form[TOP], n_rows)

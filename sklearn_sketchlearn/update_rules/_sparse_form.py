@@ -1,0 +1,167 @@
+"""The sparse form of CSR rows that SON and ADA-FD share (``_kernels/_son_sparse``):
+its state, when rows take it, and how a call's state is saved and tidied in it."""
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._kernels._sketch_updates import FREQUENT_DIRECTIONS, OJA, RANDOM_PROJECTION
+from .._kernels._son_sparse import (
+    SPARSE,
+    TOUCHED,
+    VERSION,
+    catch_up_all,
+    max_versions,
+    sparse_weights,
+)
+from ._base import chunk_features, feature_snapshot, sketch_kernel_params
+
+
+def add_sparse_form(state, n_features, kind, lazy):
+    """Add to a rule's state the arrays of the sparse form of CSR rows (see
+    ``_kernels/_son_sparse``): ``b`` of ``w = w_bar + Z^T b``, the form's flags
+    and counters, FD's columns touched since its last shrink and the factor
+    ``F`` of its kept rows ``F Z_top``, and, where the sketch's changes of
+    every column are kept lazily (``lazy``: Oja's refreshes, RP's folds, FD's
+    rewriting shrinks), each column's version and the changes kept."""
+    capacity = state["rows"].shape[0]
+    state["sketch_weights"] = np.zeros(capacity)
+    state["form"] = np.zeros(6, dtype=np.int64)
+    is_fd = kind == FREQUENT_DIRECTIONS
+    state["touched"] = np.zeros(n_features if is_fd else 0, dtype=np.int64)
+    if is_fd:
+        state["factor"] = np.zeros((capacity, capacity))
+    state["versions"] = np.zeros(n_features if lazy else 0, dtype=np.int64)
+    n_versions = max_versions(n_features, capacity) if lazy else 0
+    state["maps"] = np.zeros((n_versions, capacity, capacity))
+    state["folds"] = np.zeros((n_versions, capacity))
+
+
+class SparseFormRule:
+    """What a rule whose kernel keeps CSR rows in the sparse form adds to
+    :class:`~._base.BaseUpdateRule`'s protocol (a mixin): which rows take it,
+    the weights it holds, and the all-or-nothing of a call in it."""
+
+    # CSR rows take the sparse form, O(k^2 + k s) an example, where the weights
+    # number at least this many times k + s (k: the rows the sketch keeps, m or
+    # fast FD's 2m; s: the chunk's mean non-zeros a row); below, the dense
+    # form's O(k d), with smaller constants, is faster. Measured
+    # (benchmarks/run.py --sparse-only, s = 14, m = 10): the forms cost the same
+    # at d ~ 200 (Oja, random projections), ~ 500 (fast FD) and ~ 300 (no sketch)
+    _SPARSE_FORM_FROM = 16.0
+    # a regressor whose kernel moves the targets' unit rescales every weight (SON's)
+    _target_units = False
+
+    def _sparse_form(self, n_weights, capacity, n_stored, n_rows):
+        """Whether CSR rows (``n_stored`` values in ``n_rows`` rows) take the
+        sparse form, for ``n_weights`` weights and a sketch of ``capacity`` rows."""
+        return n_weights >= self._SPARSE_FORM_FROM * (capacity + n_stored / max(n_rows, 1))
+
+    def _kernel_checks(self, states, sparse):
+        # in the sparse form the kernel checks every value it writes into the
+        # d-long arrays (a scan of them would cost O(m d) per block; ADA-FD's
+        # mirror step writes no gradients' sum)
+        if states["form"][:, SPARSE].all():
+            return ("weights", "rows", "scale", "gradient_sum", "touched", "versions")
+        return ()
+
+    def _partial_snapshot(self, states, sketch, X):
+        # On CSR rows that take the sparse form (the state in it and the call
+        # too: leaving it rewrites every column) the kernel changes a feature's
+        # entries (w_bar_j, Z_j, SON's units, its version) only where an example
+        # has it (the intercept too), and FD's shrink those of the rows
+        # appended since the last one (``touched``), unless every column
+        # catches up: that happens only when the lazy changes run out, which
+        # the call cannot reach if the changes it can record (``_records``) fit
+        # in the versions kept. They are made to fit for the call, up to a
+        # quarter of the size of Z (the saved state keeps the arrays as they
+        # were); a call that can record more saves everything (see _tidy).
+        form = states["form"]
+        if not (sp.issparse(X) and X.format == "csr" and form[:, SPARSE].all()
+                and states["rows"].flags.c_contiguous) or self._target_units:
+            return None  # (a move of the targets' unit rescales every weight)
+        n_rows, capacity = X.shape[0], states["rows"].shape[1]
+        n_features = states["weights"].shape[1]
+        # (X may hold duplicates, which the call sums: its count of values is an
+        # upper bound, so a call counted sparse here takes the sparse form)
+        if not self._sparse_form(n_features, capacity, X.nnz, n_rows):
+            return None
+        n_versions = states["maps"].shape[1]
+        needed = form[:, VERSION].max() + self._records(sketch, n_rows, capacity)
+        if needed > max(n_versions, n_features // (4 * max(capacity, 1))):
+            return None
+        n_touched = form[:, TOUCHED].max()
+        features = chunk_features(X, n_features, states["touched"][:, :n_touched].ravel(),
+                                  [n_features - 1])
+        if features is None:
+            return None
+        columns = states["rows"].reshape(form.shape[0], n_features, capacity)
+        by_feature = {"weights": states["weights"], "versions": states["versions"],
+                      "rows": columns}
+        if "scale" in states:  # SON's units, by feature in the sparse form (units_by_feature)
+            units = states["scale"]
+            by_feature["scale"] = units.reshape(form.shape[0], units.shape[2], units.shape[1])
+        if "gradient_sum" in states:  # (ADA-FD's, which its mirror step leaves)
+            by_feature["gradient_sum"] = states["gradient_sum"]
+        saved, restore_columns = feature_snapshot(
+            states, {key: value for key, value in by_feature.items()
+                     if value.shape[1] == n_features}, features,
+            restored_apart={*by_feature, "touched"})
+        # the list's entries the call can write: each example appends at most its
+        # non-zeros and the intercept, after the old ones or from 0 after a shrink
+        n_written = n_touched + X.indices.size + n_rows
+        touched = states["touched"][:, :n_written].copy()
+
+        def restore():
+            restore_columns()
+            states["touched"][:, :n_written] = touched
+
+        for key in ("maps", "folds") if needed > n_versions else ():
+            grown = np.zeros((form.shape[0], needed, *states[key].shape[2:]))
+            grown[:, :n_versions] = states[key]
+            states[key] = grown
+        return saved, restore
+
+    @staticmethod
+    def _records(sketch, n_rows, capacity):
+        """The most lazy changes of every column ``n_rows`` examples can record
+        (Oja a refresh and a fold per example, RP a fold, FD a shrink every
+        ``capacity - rank + 1`` rows)."""
+        kind, rank = sketch_kernel_params(sketch)[:2]
+        records = {OJA: 2 * n_rows, RANDOM_PROJECTION: n_rows,
+                   FREQUENT_DIRECTIONS: n_rows // max(capacity - rank + 1, 1) + 1}
+        return records.get(kind, 0)
+
+    def _tidy(self, states):
+        # Every column catches up once the versions kept reach max_versions,
+        # as the kernel would have in a call, and versions grown for the last
+        # call go: recording a change costs O(m^3) per version kept. A call
+        # whose partial snapshot gave it room for its changes (above) leaves
+        # them for here, at the start of the next call, where a sweep over
+        # every column (one compiled pass per problem, in place) changes how
+        # the model is held, not the model: after a call, an interrupt in it
+        # would have left the call's learning committed, and working on copies
+        # instead cost fresh d-long arrays each time (at d = 1e6 and 20 slots,
+        # 120-720 ms a sweep, two thirds of a stream's time).
+        form = states["form"]
+        if not (form[:, SPARSE].all() and states["rows"].flags.c_contiguous):
+            return
+        n_features, capacity = states["weights"].shape[1], states["rows"].shape[1]
+        limit = max_versions(n_features, capacity)
+        if (form[:, VERSION] >= limit).any():  # (every problem's then)
+            for k in range(form.shape[0]):
+                catch_up_all(states["rows"][k].reshape(n_features, capacity),
+                             states["weights"][k], states["versions"][k], states["maps"][k],
+                             states["folds"][k], form[k])
+        if states["maps"].shape[1] > limit and (form[:, VERSION] < limit).all():
+            for key in ("maps", "folds"):
+                states[key] = states[key][:, :limit].copy()
+
+    def _weights(self, state):
+        weights = state["weights"]
+        if state["form"][SPARSE]:  # w = w_bar + Z^T b, Z stored by columns
+            rows = state["rows"]
+            weights = np.empty_like(weights)
+            sparse_weights(rows.reshape(rows.shape[1], rows.shape[0]), state["weights"],
+                           state["sketch_weights"], state["versions"], state["maps"],
+                           state["folds"], state["form"], weights)
+        return weights

@@ -1,0 +1,199 @@
+"""ADA-FD's sparse form (CSR rows over FD, ``w = w_bar + Z^T b``, ``S = M Z``)
+against its dense form on the same stream: the same arithmetic in another
+order, so the same model to rounding."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from sklearn_sketchlearn import SketchedOnlineClassifier, SketchedOnlineRegressor
+from sklearn_sketchlearn._kernels._son_sparse import SPARSE, TOP
+from sklearn_sketchlearn.sketches import (
+    FrequentDirections,
+    OjaSketch,
+    RegularizedFrequentDirections,
+)
+from sklearn_sketchlearn.update_rules import AdaFD
+
+SKETCHES = {
+    "fd": FrequentDirections(4),
+    "fast_fd": FrequentDirections(4, fast=True),
+    "rfd": RegularizedFrequentDirections(4),
+    "fast_rfd": RegularizedFrequentDirections(4, fast=True),
+}
+SPARSE_FORM_FROM = AdaFD._SPARSE_FORM_FROM
+
+
+@pytest.fixture(autouse=True)
+def sparse_form_always(monkeypatch):
+    """These streams are small (d = 40), where CSR rows would take the dense
+    form: the sparse form is forced, so that it is the form tested."""
+    monkeypatch.setattr(AdaFD, "_SPARSE_FORM_FROM", 0.0)
+
+
+@pytest.fixture
+def not_centred(monkeypatch):
+    """A sparse stream is centred where a block of its rows fits densified
+    (d <= 4,096): these are not, as wider streams, so that their running
+    units (scaled, not centred) keep them CSR rows."""
+    monkeypatch.setattr(AdaFD, "_centers_sparse_rows", False)
+
+
+def dense_form_on_csr_rows(monkeypatch):
+    """The reference for a stream in running units: its CSR rows in the dense form."""
+    monkeypatch.setattr(AdaFD, "_SPARSE_FORM_FROM", np.inf)
+
+
+@pytest.fixture(scope="module")
+def stream():
+    rng = np.random.default_rng(3)
+    n, d = 160, 40
+    X = sp.random(n, d, density=0.15, random_state=rng, data_rvs=rng.standard_normal).toarray()
+    X[:, 3] *= 50.0  # features in other units, for the running units
+    X[:, 7] *= 0.02
+    labels = (X @ rng.standard_normal(d) + 0.1 * rng.standard_normal(n) > 0).astype(int)
+    weights = rng.uniform(0.0, 2.0, n)
+    weights[::13] = 0.0
+    return X, labels, weights
+
+
+# loss, rule parameters, fit_intercept, sample weights
+SETTINGS = {
+    "defaults": ("squared_hinge", {}, True, False),
+    "log-loss-weighted": ("log_loss", dict(eta0=0.5, delta=0.1), True, True),
+    "hinge-fixed-ridge-no-intercept": ("hinge", dict(eta0=0.05, ridge="fixed"), False, True),
+}
+
+
+def learn(X, labels, weights, sketch, setting, chunk, scaling=None):
+    loss, params, fit_intercept, weighted = SETTINGS[setting]
+    model = SketchedOnlineClassifier(AdaFD(**params, feature_scaling=scaling),
+                                     sketch=SKETCHES[sketch], loss=loss,
+                                     fit_intercept=fit_intercept, random_state=0)
+    for begin in range(0, X.shape[0], chunk):
+        stop = begin + chunk
+        model.partial_fit(X[begin:stop], labels[begin:stop], classes=[0, 1],
+                          sample_weight=weights[begin:stop] if weighted else None)
+    return model
+
+
+def assert_same_model(a, b, rtol=1e-9):
+    wa, wb = (np.append(m.coef_.ravel(), m.intercept_) for m in (a, b))
+    np.testing.assert_allclose(wa, wb, rtol=0, atol=rtol * np.abs(wa).max())
+    assert a.progressive_loss_ == pytest.approx(b.progressive_loss_, rel=rtol)
+    assert a.t_ == b.t_
+
+
+@pytest.mark.parametrize("chunk", [160, 7], ids=["one-call", "chunks-of-7"])
+@pytest.mark.parametrize("setting", list(SETTINGS))
+@pytest.mark.parametrize("sketch", list(SKETCHES))
+def test_the_sparse_form_learns_the_dense_model(stream, sketch, setting, chunk):
+    X, labels, weights = stream
+    dense = learn(X, labels, weights, sketch, setting, chunk)
+    sparse = learn(sp.csr_matrix(X), labels, weights, sketch, setting, chunk)
+    assert sparse._state["form"][0, SPARSE] == 1 and dense._state["form"][0, SPARSE] == 0
+    assert_same_model(dense, sparse)
+
+
+@pytest.mark.parametrize("chunk", [160, 7], ids=["one-call", "chunks-of-7"])
+@pytest.mark.parametrize("sketch", ["fd", "fast_fd"])
+def test_the_sparse_form_moves_with_the_running_units(stream, sketch, chunk, not_centred,
+                                                     monkeypatch):
+    # 'standardize' on a wide sparse stream scales its features (without
+    # centring): their units move at each call's own features, in either form
+    X, labels, weights = stream
+    sparse = learn(sp.csr_matrix(X), labels, weights, sketch, "defaults", chunk, "standardize")
+    dense_form_on_csr_rows(monkeypatch)
+    dense = learn(sp.csr_matrix(X), labels, weights, sketch, "defaults", chunk, "standardize")
+    assert sparse._state["form"][0, SPARSE] == 1 and dense._state["form"][0, SPARSE] == 0
+    assert not sparse._units["center_features"]
+    assert_same_model(dense, sparse)
+
+
+@pytest.mark.parametrize("sketch", ["fast_fd", "fast_rfd", "fd"])
+def test_gradients_inside_the_span_turn_the_factor(sketch):
+    # rows of rank 3: ADA-FFD's gradients soon lie in its rows' span and turn
+    # them by I + kappa a a^T (the sparse form turns F instead of the rows)
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((200, 3)) @ sp.random(3, 40, density=0.3, random_state=rng).toarray()
+    labels = (X @ rng.standard_normal(40) > 0).astype(int)
+    weights = np.ones(200)
+    dense = learn(X, labels, weights, sketch, "defaults", 7)
+    sparse = learn(sp.csr_matrix(X), labels, weights, sketch, "defaults", 7)
+    if sketch != "fd":  # (the row-by-row buffer takes every gradient as a row)
+        assert sparse._state["form"][0, TOP] == sparse._state["counts"][0, 0] >= 3
+    assert_same_model(dense, sparse)
+
+
+def test_a_regressors_targets_unit_takes_the_dense_form_and_back(stream, not_centred,
+                                                                 monkeypatch):
+    # a move of the targets' unit rescales every weight and row: the state
+    # leaves the sparse form for it, and the next CSR call enters it again
+    X, _, weights = stream
+    y = X @ np.random.default_rng(4).standard_normal(X.shape[1]) * np.geomspace(1.0, 1e3, 160)
+    models = []
+    for sparse_form in (True, False):
+        if not sparse_form:
+            dense_form_on_csr_rows(monkeypatch)
+        model = SketchedOnlineRegressor(AdaFD(), sketch=SKETCHES["fast_fd"], random_state=0)
+        for begin in range(0, 160, 7):
+            model.partial_fit(sp.csr_matrix(X[begin:begin + 7]), y[begin:begin + 7],
+                              sample_weight=weights[begin:begin + 7])
+        models.append(model)
+    sparse, dense = models
+    assert sparse._state["form"][0, SPARSE] == 1
+    assert sparse._units["target_scale"] > 10 * np.sqrt(np.mean(y[:7] ** 2))  # it moved
+    assert_same_model(dense, sparse)
+
+
+@pytest.mark.parametrize("sketch", ["fd", "fast_rfd"])
+def test_dense_and_csr_chunks_mix(stream, sketch):
+    # the state changes form where the input does, and the model does not notice
+    X, labels, weights = stream
+    mixed = SketchedOnlineClassifier(AdaFD(feature_scaling=None), sketch=SKETCHES[sketch],
+                                     random_state=0)
+    for k, begin in enumerate(range(0, X.shape[0], 25)):
+        rows = X[begin:begin + 25]
+        mixed.partial_fit(sp.csr_matrix(rows) if k % 2 else rows, labels[begin:begin + 25],
+                          classes=[0, 1])
+        assert mixed._state["form"][0, SPARSE] == k % 2
+    dense = learn(X, labels, weights, sketch, "defaults", 25)
+    assert_same_model(dense, mixed)
+
+
+@pytest.mark.parametrize("rule, sketch, sparse_form", [
+    (AdaFD(feature_scaling=None), FrequentDirections(4, fast=True), True),
+    (AdaFD(feature_scaling=None), FrequentDirections(4), True),
+    (AdaFD(form="dual", feature_scaling=None), FrequentDirections(4, fast=True), False),
+    (AdaFD(feature_scaling=None), OjaSketch(4, random_state=0), False),
+], ids=["ffd", "fd", "dual", "oja"])
+def test_csr_rows_take_the_form_that_costs_less(rule, sketch, sparse_form, monkeypatch):
+    # FD's mirror step only, where d >= 16 (k + s) (k the buffer's rows)
+    monkeypatch.setattr(AdaFD, "_SPARSE_FORM_FROM", SPARSE_FORM_FROM)
+    rng = np.random.default_rng(2)
+    forms = []
+    for d, nnz in ((40, 5), (400, 5), (400, 40)):
+        X = sp.random(80, d, density=nnz / d, format="csr", random_state=rng,
+                      data_rvs=rng.standard_normal)
+        labels = (X @ rng.standard_normal(d) > 0).astype(int)
+        models = [SketchedOnlineClassifier(rule, sketch=sketch, random_state=0).partial_fit(
+            rows, labels, classes=[0, 1]) for rows in (X, X.toarray())]
+        forms.append(models[0]._state["form"][0, SPARSE])
+        assert_same_model(*models)
+    assert forms == ([0, 1, 0] if sparse_form else [0, 0, 0])
+
+
+@pytest.mark.parametrize("d, centred", [(1000, True), (5000, False)])
+def test_a_sparse_stream_is_centred_where_its_rows_fit_densified(d, centred, monkeypatch):
+    # centred, ADA-FD learns sparse rows better (user guide, 'Choosing'): a
+    # stream whose block of rows densified fits 2^25 floats is, and its rows
+    # are then dense; a wider one is scaled, and its CSR rows take the sparse form
+    monkeypatch.setattr(AdaFD, "_SPARSE_FORM_FROM", SPARSE_FORM_FROM)
+    rng = np.random.default_rng(6)
+    X = sp.random(100, d, density=10 / d, format="csr", random_state=rng,
+                  data_rvs=rng.standard_normal)
+    labels = (X @ rng.standard_normal(d) > 0).astype(int)
+    model = SketchedOnlineClassifier(AdaFD(), sketch=FrequentDirections(4, fast=True),
+                                     random_state=0).partial_fit(X, labels, classes=[0, 1])
+    assert model._units["center_features"] == centred
+    assert model._state["form"][0, SPARSE] == (not centred)
