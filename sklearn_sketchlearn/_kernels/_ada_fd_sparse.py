@@ -15,11 +15,12 @@ What depends on ``d`` is what FD's shrinks cost SON's sparse form too: a
 shrink whose new factor is ill-conditioned rewrites every column lazily, and
 the columns catch up once in a while (``O(tau^2 d)``).
 
-Dual averaging (``form='dual'``) is not in this form: its weights ``-eta
-H_t^{-1} sum_s g_s`` change in every coordinate of the gradients' sum at
-every step, so its CSR rows take the dense form. So do Oja's and random
-projections' sketches (their rank-one changes of the rows would fit the form,
-as SON's do; not done).
+Dual averaging (``form='dual'``) is not in this form (not done: its weights
+``-eta H_t^{-1} sum_s g_s``, a fresh solve at every step, would be held as
+``sigma_t g_bar + Z^T b_t`` with ``S g_bar`` kept current, and apart from
+``g_bar`` across a move of the units), so its CSR rows take the dense form. So
+do Oja's and random projections' sketches (their rank-one changes of the rows
+would fit the form, as SON's do; not done).
 """
 
 import numpy as np
