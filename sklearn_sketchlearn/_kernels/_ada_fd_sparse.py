@@ -128,9 +128,9 @@ def ada_fd_sparse_pass(chunk, state, params, decisions):
             projected[n_rows] = slope * squared_norm
             counts[0] = n_rows + 1
             if shrink_first and n_rows + 1 == capacity:  # ADA-FD shrinks before the step
-                shrink(columns, gram, factor, sketch_weights, weights, form, touched, capacity,
-                       rank, versions, maps, folds, floats, counts, gram_eigenvalues,
-                       gram_eigenvectors)
+                shrink_and_reset(columns, gram, factor, sketch_weights, weights, form, touched,
+                                 capacity, rank, versions, maps, folds, floats, counts,
+                                 gram_eigenvalues, gram_eigenvectors)
                 catch_up_example(cols, nnz, columns, weights, versions, maps, folds, form)
                 sparse_products(columns, weights, sketch_weights, capacity, cols, vals, nnz,
                                 slot_products)
@@ -160,14 +160,15 @@ def ada_fd_sparse_pass(chunk, state, params, decisions):
                                factor, touched, form, slot_coefficients):
                 return i
         if not shrink_first and n_rows == capacity:  # ADA-FFD shrinks after it
-            shrink(columns, gram, factor, sketch_weights, weights, form, touched, capacity, rank,
-                   versions, maps, folds, floats, counts, gram_eigenvalues, gram_eigenvectors)
+            shrink_and_reset(columns, gram, factor, sketch_weights, weights, form, touched,
+                             capacity, rank, versions, maps, folds, floats, counts,
+                             gram_eigenvalues, gram_eigenvectors)
     return order.shape[0]
 
 
 @jit
-def shrink(columns, gram, factor, sketch_weights, weights, form, touched, capacity, rank,
-           versions, maps, folds, floats, counts, spectrum, basis):
+def shrink_and_reset(columns, gram, factor, sketch_weights, weights, form, touched, capacity,
+                     rank, versions, maps, folds, floats, counts, spectrum, basis):
     """FD's shrink of the full buffer on the sparse form (:func:`fd_sparse_shrink`),
     with its total (``floats[0]``), rows in use and Gram eigendecomposition."""
     delta, n_kept = fd_sparse_shrink(columns, gram, factor, sketch_weights, weights, form,

@@ -43,10 +43,10 @@ def partial_fit_kernel(rule, kind, dense_only=False):
 
     ``dense_only`` (SON, ADA-FD over FD): the pass without its sparse form,
     for a call whose rows take the dense form on a state that is not in the
-    sparse form. Its
-    branches are pruned like the other sketches', so a learner that never
-    sees wide CSR rows never compiles the sparse form: over fast FD, 3.9 MB
-    of machine code against 7.3, about a third less compile time.
+    sparse form. Its branches are pruned like the other sketches', so a
+    learner that never sees wide CSR rows never compiles the sparse form:
+    SON over fast FD, 3.9 MB of machine code against 7.3, about a third less
+    compile time.
     """
 
     def kernel(chunk, state, params, decisions):

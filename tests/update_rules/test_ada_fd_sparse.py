@@ -15,6 +15,13 @@ from sklearn_sketchlearn.sketches import (
 )
 from sklearn_sketchlearn.update_rules import AdaFD
 
+from .sparse_forms import (
+    assert_same_model,
+    forms_over_widths,
+    small_sparse_stream,
+    stream_in_chunks,
+)
+
 SKETCHES = {
     "fd": FrequentDirections(4),
     "fast_fd": FrequentDirections(4, fast=True),
@@ -46,15 +53,7 @@ def dense_form_on_csr_rows(monkeypatch):
 
 @pytest.fixture(scope="module")
 def stream():
-    rng = np.random.default_rng(3)
-    n, d = 160, 40
-    X = sp.random(n, d, density=0.15, random_state=rng, data_rvs=rng.standard_normal).toarray()
-    X[:, 3] *= 50.0  # features in other units, for the running units
-    X[:, 7] *= 0.02
-    labels = (X @ rng.standard_normal(d) + 0.1 * rng.standard_normal(n) > 0).astype(int)
-    weights = rng.uniform(0.0, 2.0, n)
-    weights[::13] = 0.0
-    return X, labels, weights
+    return small_sparse_stream()
 
 
 # loss, rule parameters, fit_intercept, sample weights
@@ -70,18 +69,7 @@ def learn(X, labels, weights, sketch, setting, chunk, scaling=None):
     model = SketchedOnlineClassifier(AdaFD(**params, feature_scaling=scaling),
                                      sketch=SKETCHES[sketch], loss=loss,
                                      fit_intercept=fit_intercept, random_state=0)
-    for begin in range(0, X.shape[0], chunk):
-        stop = begin + chunk
-        model.partial_fit(X[begin:stop], labels[begin:stop], classes=[0, 1],
-                          sample_weight=weights[begin:stop] if weighted else None)
-    return model
-
-
-def assert_same_model(a, b, rtol=1e-9):
-    wa, wb = (np.append(m.coef_.ravel(), m.intercept_) for m in (a, b))
-    np.testing.assert_allclose(wa, wb, rtol=0, atol=rtol * np.abs(wa).max())
-    assert a.progressive_loss_ == pytest.approx(b.progressive_loss_, rel=rtol)
-    assert a.t_ == b.t_
+    return stream_in_chunks(model, X, labels, weights if weighted else None, chunk)
 
 
 @pytest.mark.parametrize("chunk", [160, 7], ids=["one-call", "chunks-of-7"])
@@ -170,16 +158,8 @@ def test_dense_and_csr_chunks_mix(stream, sketch):
 def test_csr_rows_take_the_form_that_costs_less(rule, sketch, sparse_form, monkeypatch):
     # FD's mirror step only, where d >= 16 (k + s) (k the buffer's rows)
     monkeypatch.setattr(AdaFD, "_SPARSE_FORM_FROM", SPARSE_FORM_FROM)
-    rng = np.random.default_rng(2)
-    forms = []
-    for d, nnz in ((40, 5), (400, 5), (400, 40)):
-        X = sp.random(80, d, density=nnz / d, format="csr", random_state=rng,
-                      data_rvs=rng.standard_normal)
-        labels = (X @ rng.standard_normal(d) > 0).astype(int)
-        models = [SketchedOnlineClassifier(rule, sketch=sketch, random_state=0).partial_fit(
-            rows, labels, classes=[0, 1]) for rows in (X, X.toarray())]
-        forms.append(models[0]._state["form"][0, SPARSE])
-        assert_same_model(*models)
+    forms = [model._state["form"][0, SPARSE] for model, _ in forms_over_widths(
+        lambda: SketchedOnlineClassifier(rule, sketch=sketch, random_state=0))]
     assert forms == ([0, 1, 0] if sparse_form else [0, 0, 0])
 
 
@@ -197,3 +177,17 @@ def test_a_sparse_stream_is_centred_where_its_rows_fit_densified(d, centred, mon
                                      random_state=0).partial_fit(X, labels, classes=[0, 1])
     assert model._units["center_features"] == centred
     assert model._state["form"][0, SPARSE] == (not centred)
+
+
+@pytest.mark.parametrize("sketch", ["fd", "fast_fd"])
+def test_fits_shuffled_passes_over_classes_learn_the_dense_model(stream, sketch):
+    # fit's shuffled passes, one-vs-rest over three classes (a state per class,
+    # each in the sparse form) and sample weights
+    X, labels, weights = stream
+    classes = labels + (X[:, 0] > 0.5)
+    models = [SketchedOnlineClassifier(AdaFD(feature_scaling=None), sketch=SKETCHES[sketch],
+                                       max_iter=3, tol=None, random_state=0)
+              .fit(rows, classes, sample_weight=weights) for rows in (X, sp.csr_matrix(X))]
+    dense, sparse = models
+    assert sparse._state["form"][:, SPARSE].all() and len(sparse.classes_) == 3
+    assert_same_model(dense, sparse)

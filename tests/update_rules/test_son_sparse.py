@@ -16,6 +16,13 @@ from sklearn_sketchlearn.sketches import (
 )
 from sklearn_sketchlearn.update_rules import SketchedOnlineNewton
 
+from .sparse_forms import (
+    assert_same_model,
+    forms_over_widths,
+    small_sparse_stream,
+    stream_in_chunks,
+)
+
 SKETCHES = {
     "none": None,
     "oja": OjaSketch(4, random_state=0),
@@ -50,15 +57,7 @@ SETTINGS = {
 
 @pytest.fixture(scope="module")
 def stream():
-    rng = np.random.default_rng(3)
-    n, d = 160, 40
-    X = sp.random(n, d, density=0.15, random_state=rng, data_rvs=rng.standard_normal).toarray()
-    X[:, 3] *= 50.0  # features in other units, for the scaling
-    X[:, 7] *= 0.02
-    labels = (X @ rng.standard_normal(d) + 0.1 * rng.standard_normal(n) > 0).astype(int)
-    weights = rng.uniform(0.0, 2.0, n)
-    weights[::13] = 0.0
-    return X, labels, weights
+    return small_sparse_stream()
 
 
 def learn(X, labels, weights, sketch, scaling, setting, chunk):
@@ -66,18 +65,7 @@ def learn(X, labels, weights, sketch, scaling, setting, chunk):
     model = SketchedOnlineClassifier(
         SketchedOnlineNewton(**params, feature_scaling=scaling), sketch=SKETCHES[sketch],
         loss=loss, fit_intercept=fit_intercept, random_state=0)
-    for begin in range(0, X.shape[0], chunk):
-        stop = begin + chunk
-        model.partial_fit(X[begin:stop], labels[begin:stop], classes=[0, 1],
-                          sample_weight=weights[begin:stop] if weighted else None)
-    return model
-
-
-def assert_same_model(a, b, rtol=1e-9):
-    wa, wb = (np.append(m.coef_.ravel(), m.intercept_) for m in (a, b))
-    np.testing.assert_allclose(wa, wb, rtol=0, atol=rtol * np.abs(wa).max())
-    assert a.progressive_loss_ == pytest.approx(b.progressive_loss_, rel=rtol)
-    assert a.t_ == b.t_
+    return stream_in_chunks(model, X, labels, weights if weighted else None, chunk)
 
 
 @pytest.mark.parametrize("chunk", [160, 7], ids=["one-call", "chunks-of-7"])
@@ -209,19 +197,13 @@ def test_csr_rows_take_the_form_that_costs_less(sketch, monkeypatch):
     # buffer): CSR rows take the sparse form where d >= 16 (k + s)
     monkeypatch.setattr(SketchedOnlineNewton, "_SPARSE_FORM_FROM", SPARSE_FORM_FROM)
     kept = {"none": 0, "oja": 4, "fast_fd": 8}[sketch]
-    rng = np.random.default_rng(2)
     forms = []
-    for d, nnz in ((40, 5), (400, 5), (400, 40)):
-        X = sp.random(80, d, density=nnz / d, format="csr", random_state=rng,
-                      data_rvs=rng.standard_normal)
-        labels = (X @ rng.standard_normal(d) > 0).astype(int)
-        models = [SketchedOnlineClassifier(SketchedOnlineNewton(feature_scaling="scale"),
-                                           sketch=SKETCHES[sketch], random_state=0)
-                  .partial_fit(rows, labels, classes=[0, 1]) for rows in (X, X.toarray())]
-        assert models[0]._state["rows"].shape[1] == kept
-        forms.append(models[0]._state["form"][0, 1])
-        assert forms[-1] == (d + 1 >= 16 * (kept + X.nnz / X.shape[0]))
-        assert_same_model(*models)
+    for model, X in forms_over_widths(lambda: SketchedOnlineClassifier(
+            SketchedOnlineNewton(feature_scaling="scale"), sketch=SKETCHES[sketch],
+            random_state=0)):
+        assert model._state["rows"].shape[1] == kept
+        forms.append(model._state["form"][0, 1])
+        assert forms[-1] == (X.shape[1] + 1 >= 16 * (kept + X.nnz / X.shape[0]))
     assert forms == [0, 1, 0]
 
 
