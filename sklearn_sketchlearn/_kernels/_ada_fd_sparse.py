@@ -1,5 +1,6 @@
 """ADA-FD and ADA-FFD on CSR rows in time independent of ``d``: the mirror
-step over a Frequent Directions buffer in SON's sparse form (``_son_sparse``).
+step over a Frequent Directions buffer, or a random projection, in SON's
+sparse form (``_son_sparse``).
 
 The step ``beta -= eta c H^{-1} x`` for a gradient ``g = c x`` is a multiple
 of ``x`` plus a combination of the buffer's rows (``H^{-1} = I / c_0 + S^T U
@@ -13,24 +14,28 @@ gradient inside the span turns the rows by ``T = I + kappa a a^T`` (see
 ``ffd_add_gradient``): ``T M`` becomes the factor of every row, in ``O(tau^3)``.
 What depends on ``d`` is what FD's shrinks cost SON's sparse form too: a
 shrink whose new factor is ill-conditioned rewrites every column lazily, and
-the columns catch up once in a while (``O(tau^2 d)``).
+the columns catch up once in a while (``O(tau^2 d)``). A random projection's
+rows change by ``r c x^T`` (``M = I``), which the form absorbs as SON's does.
 
 Dual averaging (``form='dual'``) is not in this form (not done: its weights
 ``-eta H_t^{-1} sum_s g_s``, a fresh solve at every step, would be held as
 ``sigma_t g_bar + Z^T b_t`` with ``S g_bar`` kept current, and apart from
 ``g_bar`` across a move of the units), so its CSR rows take the dense form. So
-do Oja's and random projections' sketches (their rank-one changes of the rows
-would fit the form, as SON's do; not done).
+do those of ADA-FD over Oja's sketch (not done: its rank-one changes of the
+rows would fit the form, as SON's do, but a move of the units makes its
+directions orthonormal again over all ``d`` columns).
 """
 
 import numpy as np
 
 from ._ada_fd import SPAN_TOLERANCE, ada_fd_pass, reset_to_diagonal
+from ._blas import copy_block, copy_into, dot
 from ._bordered_eigh import bordered_eigh_update
 from ._jit import jit
+from ._learner_sketch import missed_per_direction
 from ._losses import loss_derivative
 from ._lowrank import rounding_level, spectrum_weights
-from ._sketch_updates import FREQUENT_DIRECTIONS
+from ._sketch_updates import FREQUENT_DIRECTIONS, RANDOM_PROJECTION, rp_draw, rp_gram_update
 from ._son_sparse import (
     SPARSE,
     TOP,
@@ -39,6 +44,7 @@ from ._son_sparse import (
     catch_up_example,
     enter_sparse_form,
     fd_sparse_shrink,
+    fold_if_cancelling,
     leave_sparse_form,
     load_sparse_example,
     move_sparse_column,
@@ -53,12 +59,12 @@ from ._son_sparse import (
 @jit(inline=True)
 def ada_fd_pass_by_form(kind, dense_only, chunk, state, params, decisions):
     """:func:`~._ada_fd.ada_fd_pass`, with CSR rows in the sparse form where
-    the caller asks for it (``params[-1]``; FD's mirror step only) and the
-    state moved between the forms as the rows require. ``dense_only``: the
+    the caller asks for it (``params[-1]``; the mirror step over FD or RP) and
+    the state moved between the forms as the rows require. ``dense_only``: the
     pass without the sparse form, a constant of the compiled kernel (see
     ``_pairings``), for rows in the dense form on a state that is not in the
     sparse form."""
-    if kind == FREQUENT_DIRECTIONS and not dense_only:
+    if (kind == FREQUENT_DIRECTIONS or kind == RANDOM_PROJECTION) and not dense_only:
         (weights, gradient_sum, rows, gram, eigenvalues, dense, factor, counts, floats,
          gram_eigenvalues, gram_eigenvectors, sketch_weights, form, touched, versions, maps,
          folds) = state
@@ -66,7 +72,8 @@ def ada_fd_pass_by_form(kind, dense_only, chunk, state, params, decisions):
             if form[SPARSE] == 0:
                 enter_sparse_form(kind, rows, counts[0], sketch_weights, form, touched,
                                   versions)
-            return ada_fd_sparse_pass(chunk, state, params, decisions)
+                floats[7] = 0.0  # |Z^T b|^2 at the last fold (fold_if_cancelling)
+            return ada_fd_sparse_pass(kind, chunk, state, params, decisions)
         if form[SPARSE] == 1:
             leave_sparse_form(kind, rows, weights, sketch_weights, factor, form, versions, maps,
                               folds)
@@ -74,11 +81,11 @@ def ada_fd_pass_by_form(kind, dense_only, chunk, state, params, decisions):
 
 
 @jit(inline=True)
-def ada_fd_sparse_pass(chunk, state, params, decisions):
-    """One pass of ADA-FD's mirror step over FD's buffer on CSR rows, the state
-    in the sparse form; the arguments and the return value are
-    :func:`~._ada_fd.ada_fd_pass`'s (``chunk``'s rows CSR), and it learns the
-    same model to rounding."""
+def ada_fd_sparse_pass(kind, chunk, state, params, decisions):
+    """One pass of ADA-FD's mirror step over FD's buffer or a random projection
+    (``kind``) on CSR rows, the state in the sparse form; the arguments and the
+    return value are :func:`~._ada_fd.ada_fd_pass`'s (``chunk``'s rows CSR),
+    and it learns the same model to rounding."""
     X, data, indices, indptr, is_sparse, order, y, sample_weight, offsets = chunk
     (weights, gradient_sum, rows, gram, eigenvalues, dense, factor, counts, floats,
      gram_eigenvalues, gram_eigenvectors, sketch_weights, form, touched, versions, maps,
@@ -98,6 +105,8 @@ def ada_fd_sparse_pass(chunk, state, params, decisions):
     projected = np.zeros(capacity)
     row_coefficients = np.zeros(capacity)
     no_shifts = np.zeros(capacity)  # (and no step along the slots)
+    shifts = np.zeros(capacity)  # RP: S <- S + shifts x^T
+    r = np.zeros(capacity)
 
     for i in range(order.shape[0]):
         nnz = load_sparse_example(order[i], data, indices, indptr, fit_intercept, n_features,
@@ -109,13 +118,28 @@ def ada_fd_sparse_pass(chunk, state, params, decisions):
         if not np.isfinite(prediction):
             return i
         decisions[i] = prediction
-        n_rows = counts[0]
+        n_rows = counts[0] if kind == FREQUENT_DIRECTIONS else capacity
         slot_to_buffer(slot_products, factor, form[TOP], n_rows, projected)
         slope = sample_weight[i] * loss_derivative(loss_code, prediction - offsets[i], y[i],
                                                    epsilon)
 
-        if slope != 0.0 and (shrink_first or leaves_span(gram_eigenvalues, gram_eigenvectors,
-                                                         n_rows, projected, squared_norm)):
+        if kind == RANDOM_PROJECTION:
+            if missed and slope != 0.0:  # the curvature off the rows (see ada_fd_pass)
+                floats[1] += slope * slope * max(squared_norm - span_captured(
+                    gram_eigenvalues, gram_eigenvectors, n_rows, projected), 0.0)
+            rp_draw(np.uint64(counts[1]), counts[0], r)
+            counts[0] += 1
+            for j in range(n_rows):
+                shifts[j] = r[j] * slope
+            if slope != 0.0:  # S <- S + r (slope x)^T
+                rp_gram_update(gram, projected, r, slope, squared_norm, n_rows)
+                for j in range(n_rows):
+                    projected[j] += shifts[j] * squared_norm
+                lam, vectors = np.linalg.eigh(gram)  # every entry moves
+                copy_into(lam, gram_eigenvalues)
+                copy_block(vectors, gram_eigenvectors)
+        elif slope != 0.0 and (shrink_first or leaves_span(gram_eigenvalues, gram_eigenvectors,
+                                                           n_rows, projected, squared_norm)):
             # g = slope x becomes a row: border the Gram matrix, write it into Z
             for j in range(n_rows):
                 gram[j, n_rows] = slope * projected[j]
@@ -141,10 +165,13 @@ def ada_fd_sparse_pass(chunk, state, params, decisions):
         elif slope != 0.0:
             fold_into_span(gram, factor, form, gram_eigenvalues, gram_eigenvectors, n_rows,
                            projected, slope)
-        n_rows = counts[0]
+        if kind == FREQUENT_DIRECTIONS:
+            n_rows = counts[0]
 
         if slope != 0.0:
             rho = sketch_ridge + regularized * floats[0] / 2.0
+            if missed and kind == RANDOM_PROJECTION:
+                rho += missed_per_direction(floats[1], n_features, float(counts[0]), rank)
             psi, c = spectrum_weights(gram_eigenvalues[:n_rows], rho, delta, 0.5)
             for j in range(n_rows):  # w -= eta slope (x / c + S^T U diag(psi) U^T S x)
                 row_coefficients[j] = 0.0
@@ -155,11 +182,18 @@ def ada_fd_sparse_pass(chunk, state, params, decisions):
                 along *= -eta * slope * psi[k]
                 for j in range(n_rows):
                     row_coefficients[j] += gram_eigenvectors[j, k] * along
+            x_coefficient = eta * slope / c
+            if kind == RANDOM_PROJECTION:  # the new rows carry shifts x^T on the old ones
+                x_coefficient -= dot(shifts[:n_rows], row_coefficients[:n_rows])
             if not sparse_step(columns, weights, sketch_weights, cols, vals, nnz,
-                               eta * slope / c, row_coefficients, no_shifts, n_rows, -1, 0.0,
-                               factor, touched, form, slot_coefficients):
+                               x_coefficient, row_coefficients,
+                               shifts if kind == RANDOM_PROJECTION else no_shifts, n_rows, -1,
+                               0.0, factor, touched, form, slot_coefficients):
                 return i
-        if not shrink_first and n_rows == capacity:  # ADA-FFD shrinks after it
+        if kind == RANDOM_PROJECTION:
+            fold_if_cancelling(columns, weights, sketch_weights, gram, versions, maps, folds,
+                               floats, form)
+        elif not shrink_first and n_rows == capacity:  # ADA-FFD shrinks after it
             shrink_and_reset(columns, gram, factor, sketch_weights, weights, form, touched,
                              capacity, rank, versions, maps, folds, floats, counts,
                              gram_eigenvalues, gram_eigenvectors)
@@ -197,14 +231,19 @@ def span_coefficients(spectrum, basis, n_rows, projected, out):
 
 
 @jit
+def span_captured(spectrum, basis, n_rows, projected):
+    """``x^T P x`` for the projection ``P`` onto the rows' span, from ``projected
+    = S x`` (see :func:`span_coefficients`)."""
+    inside = np.empty(n_rows)
+    span_coefficients(spectrum, basis, n_rows, projected, inside)
+    return dot(projected[:n_rows], inside)
+
+
+@jit
 def leaves_span(spectrum, basis, n_rows, projected, squared_norm):
     """ADA-FFD's ``g' != g``: whether ``x``'s part off the rows' span, ``|x|^2 -
     x^T P x``, exceeds ``SPAN_TOLERANCE`` of ``x`` (``ffd_add_gradient``)."""
-    inside = np.empty(n_rows)
-    span_coefficients(spectrum, basis, n_rows, projected, inside)
-    captured = 0.0
-    for j in range(n_rows):
-        captured += projected[j] * inside[j]
+    captured = span_captured(spectrum, basis, n_rows, projected)
     return squared_norm - captured > SPAN_TOLERANCE**2 * squared_norm
 
 

@@ -7,7 +7,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._kernels._ada_fd_sparse import move_sparse_units
 from .._kernels._pairings import partial_fit_kernel
-from .._kernels._sketch_updates import FREQUENT_DIRECTIONS
+from .._kernels._sketch_updates import FREQUENT_DIRECTIONS, RANDOM_PROJECTION
 from .._kernels._son_sparse import SPARSE, leave_sparse_form
 from .._units import map_vectors, map_weights
 from ._base import BaseUpdateRule, sketch_kernel_params
@@ -81,10 +81,10 @@ class AdaFD(SparseFormRule, BaseUpdateRule):
     feature_scaling=None)``. With an RFD sketch the square root is taken of its whole estimate
     ``alpha I + B^T B`` of ``alpha0 I + G_t``.
 
-    On wide CSR rows the mirror step over Frequent Directions costs
-    ``O(tau s + tau^2)`` an example for ``s`` non-zeros instead of ``O(tau
-    d)``: it keeps SON's sparse form of the weights and the sketch (user
-    guide, "ADA-FD on sparse rows"), with the same results. A sparse stream
+    On wide CSR rows the mirror step over Frequent Directions or a random
+    projection costs ``O(tau s + tau^2)`` an example for ``s`` non-zeros
+    instead of ``O(tau d)``: it keeps SON's sparse form of the weights and the
+    sketch (user guide, "ADA-FD on sparse rows"), with the same results. A sparse stream
     narrow enough to be centred by ``'standardize'`` (up to 4,096 features)
     is, and its rows are then dense.
 
@@ -123,6 +123,8 @@ class AdaFD(SparseFormRule, BaseUpdateRule):
     # 'Choosing') where a block of its rows densified fits, and its rows are
     # then dense; wider CSR rows take the sparse form (FD's mirror step)
     _centers_sparse_rows = True
+    # the sketches whose mirror step keeps CSR rows in the sparse form
+    _SPARSE_FORM_SKETCHES = (FREQUENT_DIRECTIONS, RANDOM_PROJECTION)
 
     def __init__(self, eta0=0.1, *, delta=1.0, form="mirror", ridge="adaptive",
                  feature_scaling="standardize"):
@@ -136,12 +138,14 @@ class AdaFD(SparseFormRule, BaseUpdateRule):
         state = sketch._kernel_state(n_features, random_state)
         state["weights"] = np.zeros(n_features)
         state["gradient_sum"] = np.zeros(n_features)
-        # the sketch's shrink, and the curvature Oja or RP missed (ridge='adaptive')
-        state["floats"] = np.r_[state["floats"], 0.0]
+        # the sketch's shrink, the curvature Oja or RP missed (ridge='adaptive'),
+        # and |Z^T b|^2 at the sparse form's last fold (RP: fold_if_cancelling)
+        state["floats"] = np.r_[state["floats"], np.zeros(7)]
         capacity = state["gram"].shape[0]
         state["gram_eigenvalues"] = np.zeros(capacity)
         state["gram_eigenvectors"] = np.zeros((capacity, capacity))
-        add_sparse_form(state, n_features, sketch._kind, lazy=sketch._kind == FREQUENT_DIRECTIONS)
+        add_sparse_form(state, n_features, sketch._kind,
+                        lazy=sketch._kind in self._SPARSE_FORM_SKETCHES)
         return state
 
     def _move_units(self, state, sketch, change):
@@ -157,7 +161,7 @@ class AdaFD(SparseFormRule, BaseUpdateRule):
                 self._refresh_eigh(state, n_rows)
                 return
             # (a regressor's targets' unit moves every weight and row: O(tau d) anyway)
-            leave_sparse_form(FREQUENT_DIRECTIONS, rows, state["weights"],
+            leave_sparse_form(sketch._kind, rows, state["weights"],
                               state["sketch_weights"], state["factor"], state["form"],
                               state["versions"], state["maps"], state["folds"])
         map_weights(state["weights"], change)
@@ -178,8 +182,9 @@ class AdaFD(SparseFormRule, BaseUpdateRule):
         if self.ridge == "adaptive" and kind == FREQUENT_DIRECTIONS and not regularized:
             regularized = 2  # the kernel's ridge is sketch_ridge + regularized * shrink / 2
         form = state["form"]
-        # (FD's mirror step only: _kernels/_ada_fd_sparse)
-        sparse = (bool(chunk[4]) and kind == FREQUENT_DIRECTIONS and self.form == "mirror"
+        # (the mirror step only: _kernels/_ada_fd_sparse)
+        has_form = kind in self._SPARSE_FORM_SKETCHES
+        sparse = (bool(chunk[4]) and has_form and self.form == "mirror"
                   and self._sparse_form(state["weights"].shape[0], state["rows"].shape[0],
                                         chunk[1].size, chunk[3].size - 1))
         params = (
@@ -195,5 +200,5 @@ class AdaFD(SparseFormRule, BaseUpdateRule):
             state["folds"],
         )
         # (see SON's: rows in the dense form compile no sparse form's code)
-        dense_only = kind == FREQUENT_DIRECTIONS and not sparse and not form[SPARSE]
+        dense_only = has_form and not sparse and not form[SPARSE]
         return partial_fit_kernel("ada_fd", kind, dense_only)(chunk, arrays, params, decisions)

@@ -1,4 +1,4 @@
-"""ADA-FD's sparse form (CSR rows over FD, ``w = w_bar + Z^T b``, ``S = M Z``)
+"""ADA-FD's sparse form (CSR rows over FD or RP, ``w = w_bar + Z^T b``, ``S = M Z``)
 against its dense form on the same stream: the same arithmetic in another
 order, so the same model to rounding."""
 
@@ -11,6 +11,7 @@ from sklearn_sketchlearn._kernels._son_sparse import SPARSE, TOP
 from sklearn_sketchlearn.sketches import (
     FrequentDirections,
     OjaSketch,
+    RandomProjectionSketch,
     RegularizedFrequentDirections,
 )
 from sklearn_sketchlearn.update_rules import AdaFD
@@ -27,6 +28,7 @@ SKETCHES = {
     "fast_fd": FrequentDirections(4, fast=True),
     "rfd": RegularizedFrequentDirections(4),
     "fast_rfd": RegularizedFrequentDirections(4, fast=True),
+    "rp": RandomProjectionSketch(4, random_state=0),
 }
 SPARSE_FORM_FROM = AdaFD._SPARSE_FORM_FROM
 
@@ -84,7 +86,7 @@ def test_the_sparse_form_learns_the_dense_model(stream, sketch, setting, chunk):
 
 
 @pytest.mark.parametrize("chunk", [160, 7], ids=["one-call", "chunks-of-7"])
-@pytest.mark.parametrize("sketch", ["fd", "fast_fd"])
+@pytest.mark.parametrize("sketch", ["fd", "fast_fd", "rp"])
 def test_the_sparse_form_moves_with_the_running_units(stream, sketch, chunk, not_centred,
                                                      monkeypatch):
     # 'standardize' on a wide sparse stream scales its features (without
@@ -113,7 +115,8 @@ def test_gradients_inside_the_span_turn_the_factor(sketch):
     assert_same_model(dense, sparse)
 
 
-def test_a_regressors_targets_unit_takes_the_dense_form_and_back(stream, not_centred,
+@pytest.mark.parametrize("sketch", ["fast_fd", "rp"])
+def test_a_regressors_targets_unit_takes_the_dense_form_and_back(stream, sketch, not_centred,
                                                                  monkeypatch):
     # a move of the targets' unit rescales every weight and row: the state
     # leaves the sparse form for it, and the next CSR call enters it again
@@ -123,7 +126,7 @@ def test_a_regressors_targets_unit_takes_the_dense_form_and_back(stream, not_cen
     for sparse_form in (True, False):
         if not sparse_form:
             dense_form_on_csr_rows(monkeypatch)
-        model = SketchedOnlineRegressor(AdaFD(), sketch=SKETCHES["fast_fd"], random_state=0)
+        model = SketchedOnlineRegressor(AdaFD(), sketch=SKETCHES[sketch], random_state=0)
         for begin in range(0, 160, 7):
             model.partial_fit(sp.csr_matrix(X[begin:begin + 7]), y[begin:begin + 7],
                               sample_weight=weights[begin:begin + 7])
@@ -134,7 +137,7 @@ def test_a_regressors_targets_unit_takes_the_dense_form_and_back(stream, not_cen
     assert_same_model(dense, sparse)
 
 
-@pytest.mark.parametrize("sketch", ["fd", "fast_rfd"])
+@pytest.mark.parametrize("sketch", ["fd", "fast_rfd", "rp"])
 def test_dense_and_csr_chunks_mix(stream, sketch):
     # the state changes form where the input does, and the model does not notice
     X, labels, weights = stream
@@ -153,10 +156,11 @@ def test_dense_and_csr_chunks_mix(stream, sketch):
     (AdaFD(feature_scaling=None), FrequentDirections(4, fast=True), True),
     (AdaFD(feature_scaling=None), FrequentDirections(4), True),
     (AdaFD(form="dual", feature_scaling=None), FrequentDirections(4, fast=True), False),
+    (AdaFD(feature_scaling=None), RandomProjectionSketch(4, random_state=0), True),
     (AdaFD(feature_scaling=None), OjaSketch(4, random_state=0), False),
-], ids=["ffd", "fd", "dual", "oja"])
+], ids=["ffd", "fd", "dual", "rp", "oja"])
 def test_csr_rows_take_the_form_that_costs_less(rule, sketch, sparse_form, monkeypatch):
-    # FD's mirror step only, where d >= 16 (k + s) (k the buffer's rows)
+    # the mirror step over FD or RP only, where d >= 16 (k + s) (k the sketch's rows)
     monkeypatch.setattr(AdaFD, "_SPARSE_FORM_FROM", SPARSE_FORM_FROM)
     forms = [model._state["form"][0, SPARSE] for model, _ in forms_over_widths(
         lambda: SketchedOnlineClassifier(rule, sketch=sketch, random_state=0))]
@@ -179,7 +183,7 @@ def test_a_sparse_stream_is_centred_where_its_rows_fit_densified(d, centred, mon
     assert model._state["form"][0, SPARSE] == (not centred)
 
 
-@pytest.mark.parametrize("sketch", ["fd", "fast_fd"])
+@pytest.mark.parametrize("sketch", ["fd", "fast_fd", "rp"])
 def test_fits_shuffled_passes_over_classes_learn_the_dense_model(stream, sketch):
     # fit's shuffled passes, one-vs-rest over three classes (a state per class,
     # each in the sparse form) and sample weights
