@@ -121,7 +121,7 @@ class AdaFD(SparseFormRule, BaseUpdateRule):
     _running_units = True
     # a sparse stream is centred (it learns better so: the user guide's
     # 'Choosing') where a block of its rows densified fits, and its rows are
-    # then dense; wider CSR rows take the sparse form (FD's mirror step)
+    # then dense; wider CSR rows take the sparse form (the mirror step over FD or RP)
     _centers_sparse_rows = True
     # the sketches whose mirror step keeps CSR rows in the sparse form
     _SPARSE_FORM_SKETCHES = (FREQUENT_DIRECTIONS, RANDOM_PROJECTION)
