@@ -111,16 +111,56 @@ def residual_off_sketch(kind, x, projected, factor, spectrum, basis, n_rows):
                 coefficient += factor[i, j] * projected[j]
             captured += coefficient * coefficient
     else:
-        largest = 0.0
-        for i in range(n_rows):
-            largest = max(largest, spectrum[i])
-        for i in range(n_rows):
-            if spectrum[i] > n_rows * np.finfo(np.float64).eps * largest:
-                coefficient = 0.0
-                for j in range(n_rows):
-                    coefficient += basis[j, i] * projected[j]
-                captured += coefficient * coefficient / spectrum[i]
+        captured = span_captured(spectrum, basis, n_rows, projected)
     return max(dot(x, x) - captured, 0.0)
+
+
+@jit
+def span_coefficients(spectrum, basis, n_rows, projected, out):
+    """``out[:n_rows] = (S S^T)^+ S x`` from ``projected = S x``, over the
+    directions above the Gram matrix's rounding level: ``x``'s projection on
+    the rows' span is ``S^T out``, and ``x^T`` of it is ``projected^T out``."""
+    floor = rounding_level(spectrum[:n_rows])
+    for j in range(n_rows):
+        out[j] = 0.0
+    for k in range(n_rows):
+        if spectrum[k] > floor:
+            along = 0.0
+            for j in range(n_rows):
+                along += basis[j, k] * projected[j]
+            along /= spectrum[k]
+            for j in range(n_rows):
+                out[j] += basis[j, k] * along
+
+
+@jit
+def span_captured(spectrum, basis, n_rows, projected):
+    """``x^T P x`` for the projection ``P`` onto the rows' span, from ``projected
+    = S x`` (see :func:`span_coefficients`)."""
+    inside = np.empty(n_rows)
+    span_coefficients(spectrum, basis, n_rows, projected, inside)
+    return dot(projected[:n_rows], inside)
+
+
+@jit
+def turn_gram_into_span(gram, a, n_rows, spectrum, basis):
+    """ADA-FFD's gradient inside the rows' span turns them by ``T = I + kappa a
+    a^T`` (:func:`ffd_add_gradient`): the Gram matrix becomes ``T S S^T T`` and
+    its eigendecomposition is recomputed. Returns ``kappa = 1 / (1 + sqrt(1 +
+    |a|^2))``."""
+    kappa = 1.0 / (1.0 + np.sqrt(1.0 + dot(a[:n_rows], a[:n_rows])))
+    product = np.empty(n_rows)  # (S S^T) a
+    for i in range(n_rows):
+        product[i] = dot(gram[i, :n_rows], a[:n_rows])
+    curvature = kappa * kappa * dot(a[:n_rows], product)
+    for i in range(n_rows):
+        for j in range(n_rows):
+            gram[i, j] += (kappa * (product[i] * a[j] + a[i] * product[j])
+                           + curvature * a[i] * a[j])
+    lam, vectors = np.linalg.eigh(np.ascontiguousarray(gram[:n_rows, :n_rows]))
+    copy_into(lam, spectrum[:n_rows])
+    copy_block(vectors, basis[:n_rows, :n_rows])
+    return kappa
 
 
 @jit
@@ -154,18 +194,12 @@ def ffd_add_gradient(rows, gram, spectrum, basis, counts, c, x, squared_norm, pr
     n_rows = counts[0]
     if c == 0.0:
         return n_rows
-    # a = B diag(1 / lam) B^T (S x) in work, over the directions the solve
-    # keeps (lam above rounding); x' = S^T a, the projection of x on the span
-    floor = rounding_level(spectrum[:n_rows])
-    scaled = np.zeros(n_rows)
-    for i in range(n_rows):
-        if spectrum[i] > floor:
-            scaled[i] = dot(basis[:n_rows, i], projected[:n_rows]) / spectrum[i]
+    # a = (S S^T)^+ S x in work, over the directions the solve keeps (lam above
+    # rounding); x' = S^T a, the projection of x on the span
+    span_coefficients(spectrum, basis, n_rows, projected, work)
     inside = np.zeros(x.shape[0])
     for j in range(n_rows):
-        coefficient = dot(basis[j, :n_rows], scaled)
-        work[j] = coefficient
-        axpy(coefficient, rows[j], inside)
+        axpy(work[j], rows[j], inside)
     outside = 0.0
     for k in range(x.shape[0]):
         outside += (x[k] - inside[k]) ** 2
@@ -174,24 +208,12 @@ def ffd_add_gradient(rows, gram, spectrum, basis, counts, c, x, squared_norm, pr
         bordered_eigh_update(spectrum, basis, n_rows, gram[:n_rows, n_rows],
                              gram[n_rows, n_rows])
         return n_rows + 1
-    # a and g' of g = c x: c work and c inside; product = (S S^T) a
+    # a and g' of g = c x: c work and c inside
     for j in range(n_rows):
         work[j] *= c
-    norm2 = dot(work[:n_rows], work[:n_rows])
-    kappa = 1.0 / (1.0 + np.sqrt(1.0 + norm2))
+    kappa = turn_gram_into_span(gram, work, n_rows, spectrum, basis)
     for j in range(n_rows):
         axpy(kappa * c * work[j], inside, rows[j])
-    product = np.empty(n_rows)
-    for i in range(n_rows):
-        product[i] = dot(gram[i, :n_rows], work[:n_rows])
-    curvature = kappa * kappa * dot(work[:n_rows], product)
-    for i in range(n_rows):
-        for j in range(n_rows):
-            gram[i, j] += (kappa * (product[i] * work[j] + work[i] * product[j])
-                           + curvature * work[i] * work[j])
-    lam, vectors = np.linalg.eigh(np.ascontiguousarray(gram[:n_rows, :n_rows]))
-    copy_into(lam, spectrum[:n_rows])
-    copy_block(vectors, basis[:n_rows, :n_rows])
     shift = kappa * c * dot(inside, x)  # S' x = S x + kappa a (g'^T x)
     for j in range(n_rows):
         projected[j] += shift * work[j]

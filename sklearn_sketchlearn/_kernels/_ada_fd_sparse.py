@@ -28,13 +28,20 @@ directions orthonormal again over all ``d`` columns).
 
 import numpy as np
 
-from ._ada_fd import SPAN_TOLERANCE, ada_fd_pass, reset_to_diagonal
+from ._ada_fd import (
+    SPAN_TOLERANCE,
+    ada_fd_pass,
+    reset_to_diagonal,
+    span_captured,
+    span_coefficients,
+    turn_gram_into_span,
+)
 from ._blas import copy_block, copy_into, dot
 from ._bordered_eigh import bordered_eigh_update
 from ._jit import jit
 from ._learner_sketch import missed_per_direction
 from ._losses import loss_derivative
-from ._lowrank import rounding_level, spectrum_weights
+from ._lowrank import spectrum_weights
 from ._sketch_updates import FREQUENT_DIRECTIONS, RANDOM_PROJECTION, rp_draw, rp_gram_update
 from ._son_sparse import (
     SPARSE,
@@ -213,33 +220,6 @@ def shrink_and_reset(columns, gram, factor, sketch_weights, weights, form, touch
 
 
 @jit
-def span_coefficients(spectrum, basis, n_rows, projected, out):
-    """``out[:n_rows] = (S S^T)^+ S x`` from ``projected = S x``, over the
-    directions above the Gram matrix's rounding level: ``x``'s projection on
-    the rows' span is ``S^T out``, and ``x^T`` of it is ``projected^T out``."""
-    floor = rounding_level(spectrum[:n_rows])
-    for j in range(n_rows):
-        out[j] = 0.0
-    for k in range(n_rows):
-        if spectrum[k] > floor:
-            along = 0.0
-            for j in range(n_rows):
-                along += basis[j, k] * projected[j]
-            along /= spectrum[k]
-            for j in range(n_rows):
-                out[j] += basis[j, k] * along
-
-
-@jit
-def span_captured(spectrum, basis, n_rows, projected):
-    """``x^T P x`` for the projection ``P`` onto the rows' span, from ``projected
-    = S x`` (see :func:`span_coefficients`)."""
-    inside = np.empty(n_rows)
-    span_coefficients(spectrum, basis, n_rows, projected, inside)
-    return dot(projected[:n_rows], inside)
-
-
-@jit
 def leaves_span(spectrum, basis, n_rows, projected, squared_norm):
     """ADA-FFD's ``g' != g``: whether ``x``'s part off the rows' span, ``|x|^2 -
     x^T P x``, exceeds ``SPAN_TOLERANCE`` of ``x`` (``ffd_add_gradient``)."""
@@ -260,10 +240,7 @@ def fold_into_span(gram, factor, form, spectrum, basis, n_rows, projected, c):
     for j in range(n_rows):
         captured += projected[j] * a[j]
         a[j] *= c
-    norm2 = 0.0
-    for j in range(n_rows):
-        norm2 += a[j] * a[j]
-    kappa = 1.0 / (1.0 + np.sqrt(1.0 + norm2))
+    kappa = turn_gram_into_span(gram, a, n_rows, spectrum, basis)
     top = form[TOP]
     held = np.zeros((n_rows, n_rows))  # M = [F, 0; 0, I]
     for i in range(n_rows):
@@ -278,23 +255,6 @@ def fold_into_span(gram, factor, form, spectrum, basis, n_rows, projected, c):
             factor[i, k] = held[i, k] + kappa * a[i] * along[k]
     form[TOP] = n_rows
     form[TOUCHED] = 0
-    product = np.zeros(n_rows)  # (S S^T) a
-    for i in range(n_rows):
-        for j in range(n_rows):
-            product[i] += gram[i, j] * a[j]
-    curvature = 0.0
-    for j in range(n_rows):
-        curvature += a[j] * product[j]
-    curvature *= kappa * kappa
-    for i in range(n_rows):
-        for j in range(n_rows):
-            gram[i, j] += (kappa * (product[i] * a[j] + a[i] * product[j])
-                           + curvature * a[i] * a[j])
-    lam, vectors = np.linalg.eigh(np.ascontiguousarray(gram[:n_rows, :n_rows]))
-    for i in range(n_rows):
-        spectrum[i] = lam[i]
-        for j in range(n_rows):
-            basis[i, j] = vectors[i, j]
     shift = kappa * c * captured  # S' x = S x + kappa a (g'^T x)
     for j in range(n_rows):
         projected[j] += shift * a[j]
