@@ -225,7 +225,8 @@ def sparse_stream(n=400, d=1000, nnz=4, seed=0):
 @pytest.mark.parametrize("rule, sketch", [
     *[(SketchedOnlineNewton(feature_scaling=None), sketch)
       for sketch in ["fd", "fast_rfd", "oja", "rp", None]],
-    *[(AdaFD(feature_scaling=None), sketch) for sketch in ["fd", "fast_fd", "rp"]]])
+    *[(AdaFD(form=form, feature_scaling=None), sketch)
+      for form in ["mirror", "dual"] for sketch in ["fd", "fast_fd", "rp"]]])
 def test_a_csr_chunk_that_diverges_in_the_sparse_form_changes_nothing(rule, sketch,
                                                                       monkeypatch):
     # the sparse form saves only the features a call can change, not its whole state

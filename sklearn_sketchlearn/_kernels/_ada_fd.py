@@ -19,7 +19,8 @@ every gradient as a row and is shrunk before the step (Algorithms 1, 2). The
 doubling buffer follows Algorithms 3, 4: a gradient becomes a row only when
 it leaves the span of the rows (the paper's new column of ``V``), one inside
 the span is folded into the rows it lies in, and the buffer is shrunk after
-the step, once its rank reaches ``2 tau``; with fewer than ``2 tau`` gradient
+the step, once its rank reaches ``2 tau`` (under dual averaging just before
+the next gradient is sketched, which learns the same); with fewer than ``2 tau`` gradient
 directions it never is, and ADA-FFD is ADA-FULL. ``H^{-1}`` comes from the
 eigendecomposition of the small Gram matrix ``S S^T``, which is what the
 paper's ``2 tau x 2 tau`` eigendecomposition of ``M_t`` computes. A new row
@@ -237,10 +238,10 @@ def ada_fd_pass(kind, chunk, state, params, decisions):
     state : tuple
         ``(weights, gradient_sum, rows, gram, eigenvalues, dense, factor,
         counts, floats, gram_eigenvalues, gram_eigenvectors, sketch_weights,
-        form, touched, versions, maps, folds)``, modified in place;
-        ``gram_eigenvalues`` and ``gram_eigenvectors`` hold the
+        form, touched, versions, maps, folds, slot_gradient_sum)``, modified
+        in place; ``gram_eigenvalues`` and ``gram_eigenvectors`` hold the
         eigendecomposition of the leading block of ``gram`` in use (FD: kept
-        current row by row; RP: recomputed); the last six hold FD's sparse
+        current row by row; RP: recomputed); the last seven hold the sparse
         form (``_ada_fd_sparse``), not read here.
     params : tuple
         ``(rank, regularized, sketch_ridge, loss_code, epsilon, eta, delta,
@@ -290,6 +291,13 @@ def ada_fd_pass(kind, chunk, state, params, decisions):
             return i
         decisions[i] = prediction
         slope = weight * loss_derivative(loss_code, prediction - offsets[i], target, epsilon)
+        if dual and kind == FREQUENT_DIRECTIONS and not shrink_first and counts[0] == capacity:
+            # ADA-FFD's shrink after the dual step, deferred past the next
+            # prediction: the same arithmetic, but a move of the units between the
+            # two (the estimator's) meets the buffer as the sparse form, which
+            # cannot shrink before that prediction, holds it (_ada_fd_sparse)
+            counts[0] = fd_shrink_and_project(rows, gram, floats, capacity, rank, x, projected)
+            reset_to_diagonal(gram, counts[0], gram_eigenvalues, gram_eigenvectors)
 
         n_before = counts[0] if kind == FREQUENT_DIRECTIONS else capacity
         n_rows = n_before
@@ -336,7 +344,7 @@ def ada_fd_pass(kind, chunk, state, params, decisions):
                           counts[0], rho, delta, x, projected, work, solved)
             axpy(-eta * slope, solved, weights)
 
-        if full and not shrink_first:
+        if full and not shrink_first and not dual:
             counts[0] = fd_shrink_and_project(rows, gram, floats, n_rows, rank, x, projected)
             reset_to_diagonal(gram, counts[0], gram_eigenvalues, gram_eigenvectors)
     return order.shape[0]

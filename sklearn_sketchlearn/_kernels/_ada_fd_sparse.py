@@ -1,6 +1,6 @@
 """ADA-FD and ADA-FFD on CSR rows in time independent of ``d``: the mirror
-step over a Frequent Directions buffer, or a random projection, in SON's
-sparse form (``_son_sparse``).
+and dual averaging steps over a Frequent Directions buffer, or a random
+projection, in SON's sparse form (``_son_sparse``).
 
 The step ``beta -= eta c H^{-1} x`` for a gradient ``g = c x`` is a multiple
 of ``x`` plus a combination of the buffer's rows (``H^{-1} = I / c_0 + S^T U
@@ -17,13 +17,20 @@ shrink whose new factor is ill-conditioned rewrites every column lazily, and
 the columns catch up once in a while (``O(tau^2 d)``). A random projection's
 rows change by ``r c x^T`` (``M = I``), which the form absorbs as SON's does.
 
-Dual averaging (``form='dual'``) is not in this form (not done: its weights
-``-eta H_t^{-1} sum_s g_s``, a fresh solve at every step, would be held as
-``sigma_t g_bar + Z^T b_t`` with ``S g_bar`` kept current, and apart from
-``g_bar`` across a move of the units), so its CSR rows take the dense form. So
-do those of ADA-FD over Oja's sketch (not done: its rank-one changes of the
-rows would fit the form, as SON's do, but a move of the units makes its
-directions orthonormal again over all ``d`` columns).
+Dual averaging (``form='dual'``) recomputes the weights ``-eta H_t^{-1}
+g_bar`` at every step: they are held as ``w = w_bar + sigma g_bar + Z^T b``
+with ``sigma = -eta / c_0`` (``floats[DUAL_SCALE]``), ``b`` from ``S g_bar =
+M (Z g_bar)`` and ``Z g_bar`` kept current (``slot_gradient_sum``: ``g_bar``
+changes on the example's non-zeros, ``Z`` by the changes above, each of which
+maps ``Z g_bar`` in ``O(m s + m^2)``). ``w_bar`` is zero but for what it
+carries to the next prediction (the weights when the state entered the form,
+a move of the units), which that step drops. ADA-FFD's shrink after a dual
+step waits for the next prediction, in the dense form too (see
+``ada_fd_pass``): before it, the shrink would have to fold ``b`` into
+``w_bar`` on every column. CSR rows over Oja's sketch take the dense form (not
+done: its rank-one changes of the rows would fit the form, as SON's do, but a
+move of the units makes its directions orthonormal again over all ``d``
+columns).
 """
 
 import numpy as np
@@ -36,7 +43,7 @@ from ._ada_fd import (
     span_coefficients,
     turn_gram_into_span,
 )
-from ._blas import copy_block, copy_into, dot
+from ._blas import axpy, copy_block, copy_into, dot, matvec
 from ._bordered_eigh import bordered_eigh_update
 from ._jit import jit
 from ._learner_sketch import missed_per_direction
@@ -44,9 +51,11 @@ from ._losses import loss_derivative
 from ._lowrank import spectrum_weights
 from ._sketch_updates import FREQUENT_DIRECTIONS, RANDOM_PROJECTION, rp_draw, rp_gram_update
 from ._son_sparse import (
+    CARRY,
     SPARSE,
     TOP,
     TOUCHED,
+    buffer_to_slot,
     catch_up,
     catch_up_example,
     enter_sparse_form,
@@ -62,41 +71,71 @@ from ._son_sparse import (
     sparse_update,
 )
 
+# The entry of ``floats`` that holds the dual step's ``sigma = -eta / c_0``
+DUAL_SCALE = 8
+
 
 @jit(inline=True)
 def ada_fd_pass_by_form(kind, dense_only, chunk, state, params, decisions):
     """:func:`~._ada_fd.ada_fd_pass`, with CSR rows in the sparse form where
-    the caller asks for it (``params[-1]``; the mirror step over FD or RP) and
-    the state moved between the forms as the rows require. ``dense_only``: the
-    pass without the sparse form, a constant of the compiled kernel (see
-    ``_pairings``), for rows in the dense form on a state that is not in the
-    sparse form."""
+    the caller asks for it (``params[-1]``; over FD or RP) and the state moved
+    between the forms as the rows require. ``dense_only``: the pass without
+    the sparse form, a constant of the compiled kernel (see ``_pairings``), for
+    rows in the dense form on a state that is not in the sparse form."""
     if (kind == FREQUENT_DIRECTIONS or kind == RANDOM_PROJECTION) and not dense_only:
         (weights, gradient_sum, rows, gram, eigenvalues, dense, factor, counts, floats,
          gram_eigenvalues, gram_eigenvectors, sketch_weights, form, touched, versions, maps,
-         folds) = state
+         folds, slot_gradient_sum) = state
         if params[-1]:
             if form[SPARSE] == 0:
-                enter_sparse_form(kind, rows, counts[0], sketch_weights, form, touched,
-                                  versions)
-                floats[7] = 0.0  # |Z^T b|^2 at the last fold (fold_if_cancelling)
+                enter_ada_sparse_form(kind, params[7], rows, counts, gradient_sum,
+                                      sketch_weights, form, touched, versions, floats,
+                                      slot_gradient_sum)
             return ada_fd_sparse_pass(kind, chunk, state, params, decisions)
         if form[SPARSE] == 1:
-            leave_sparse_form(kind, rows, weights, sketch_weights, factor, form, versions, maps,
-                              folds)
+            leave_ada_sparse_form(kind, rows, weights, gradient_sum, sketch_weights, factor,
+                                  form, versions, maps, folds, floats)
     return ada_fd_pass(kind, chunk, state, params, decisions)
+
+
+@jit
+def enter_ada_sparse_form(kind, dual, rows, counts, gradient_sum, sketch_weights, form, touched,
+                          versions, floats, slot_gradient_sum):
+    """:func:`enter_sparse_form` for ADA-FD. Under dual averaging ``Z g_bar``
+    starts from the rows, and ``w_bar`` carries the dense form's weights to the
+    next prediction (``sigma = 0``, ``b = 0``)."""
+    if dual:
+        slot_gradient_sum[:] = 0.0
+        matvec(rows, counts[0] if kind == FREQUENT_DIRECTIONS else rows.shape[0], gradient_sum,
+               slot_gradient_sum)
+        floats[DUAL_SCALE] = 0.0
+        form[CARRY] = 1
+    enter_sparse_form(kind, rows, counts[0], sketch_weights, form, touched, versions)
+    floats[7] = 0.0  # |Z^T b|^2 at the last fold (fold_if_cancelling)
+
+
+@jit
+def leave_ada_sparse_form(kind, rows, weights, gradient_sum, sketch_weights, factor, form,
+                          versions, maps, folds, floats):
+    """:func:`leave_sparse_form` for ADA-FD: ``w = w_bar + sigma g_bar + Z^T b``
+    (``sigma = 0`` under the mirror step)."""
+    if floats[DUAL_SCALE] != 0.0:
+        axpy(floats[DUAL_SCALE], gradient_sum, weights)
+    leave_sparse_form(kind, rows, weights, sketch_weights, factor, form, versions, maps, folds)
+    floats[DUAL_SCALE] = 0.0
+    form[CARRY] = 0
 
 
 @jit(inline=True)
 def ada_fd_sparse_pass(kind, chunk, state, params, decisions):
-    """One pass of ADA-FD's mirror step over FD's buffer or a random projection
-    (``kind``) on CSR rows, the state in the sparse form; the arguments and the
-    return value are :func:`~._ada_fd.ada_fd_pass`'s (``chunk``'s rows CSR),
-    and it learns the same model to rounding."""
+    """One pass of ADA-FD over FD's buffer or a random projection (``kind``) on
+    CSR rows, the state in the sparse form; the arguments and the return value
+    are :func:`~._ada_fd.ada_fd_pass`'s (``chunk``'s rows CSR), and it learns
+    the same model to rounding."""
     X, data, indices, indptr, is_sparse, order, y, sample_weight, offsets = chunk
     (weights, gradient_sum, rows, gram, eigenvalues, dense, factor, counts, floats,
      gram_eigenvalues, gram_eigenvectors, sketch_weights, form, touched, versions, maps,
-     folds) = state
+     folds, slot_gradient_sum) = state
     (rank, regularized, sketch_ridge, loss_code, epsilon, eta, delta, dual,
      oja_eta0, oja_constant, fit_intercept, missed, sparse) = params
 
@@ -114,6 +153,9 @@ def ada_fd_sparse_pass(kind, chunk, state, params, decisions):
     no_shifts = np.zeros(capacity)  # (and no step along the slots)
     shifts = np.zeros(capacity)  # RP: S <- S + shifts x^T
     r = np.zeros(capacity)
+    # the slot products a shrink carries along: Z g_bar under dual averaging
+    carried = slot_gradient_sum.reshape((1, capacity)) if dual else np.zeros((0, capacity))
+    buffer_sum = np.zeros(capacity)  # S g_bar
 
     for i in range(order.shape[0]):
         nnz = load_sparse_example(order[i], data, indices, indptr, fit_intercept, n_features,
@@ -122,13 +164,33 @@ def ada_fd_sparse_pass(kind, chunk, state, params, decisions):
         catch_up_example(cols, nnz, columns, weights, versions, maps, folds, form)
         prediction, squared_norm = sparse_products(columns, weights, sketch_weights, capacity,
                                                    cols, vals, nnz, slot_products)
+        along_sum = 0.0  # g_bar^T x
+        if dual:
+            for p in range(nnz):
+                along_sum += gradient_sum[cols[p]] * vals[p]
+            prediction += floats[DUAL_SCALE] * along_sum
         if not np.isfinite(prediction):
             return i
         decisions[i] = prediction
-        n_rows = counts[0] if kind == FREQUENT_DIRECTIONS else capacity
-        slot_to_buffer(slot_products, factor, form[TOP], n_rows, projected)
         slope = sample_weight[i] * loss_derivative(loss_code, prediction - offsets[i], y[i],
                                                    epsilon)
+        if dual:
+            # the weights are recomputed below: w_bar's carry and b go, and the
+            # sketch changes without w_bar absorbing anything
+            if form[CARRY]:
+                weights[:] = 0.0
+                form[CARRY] = 0
+            sketch_weights[:] = 0.0
+            if kind == FREQUENT_DIRECTIONS and not shrink_first and counts[0] == capacity:
+                # ADA-FFD's shrink after the last step (see ada_fd_pass)
+                shrink_and_reset(columns, gram, factor, sketch_weights, weights, form, touched,
+                                 capacity, rank, versions, maps, folds, floats, counts,
+                                 gram_eigenvalues, gram_eigenvectors, carried)
+                catch_up_example(cols, nnz, columns, weights, versions, maps, folds, form)
+                sparse_products(columns, weights, sketch_weights, capacity, cols, vals, nnz,
+                                slot_products)
+        n_rows = counts[0] if kind == FREQUENT_DIRECTIONS else capacity
+        slot_to_buffer(slot_products, factor, form[TOP], n_rows, projected)
 
         if kind == RANDOM_PROJECTION:
             if missed and slope != 0.0:  # the curvature off the rows (see ada_fd_pass)
@@ -145,6 +207,13 @@ def ada_fd_sparse_pass(kind, chunk, state, params, decisions):
                 lam, vectors = np.linalg.eigh(gram)  # every entry moves
                 copy_into(lam, gram_eigenvalues)
                 copy_block(vectors, gram_eigenvectors)
+                if dual:  # (the mirror step shifts the rows with its step)
+                    if not sparse_update(columns, weights, sketch_weights, cols, vals, nnz, 0.0,
+                                         no_shifts, shifts, n_rows, -1, 0.0, 0, touched, form):
+                        return i
+                    for j in range(n_rows):
+                        slot_products[j] = projected[j]
+                        slot_gradient_sum[j] += shifts[j] * along_sum
         elif slope != 0.0 and (shrink_first or leaves_span(gram_eigenvalues, gram_eigenvectors,
                                                            n_rows, projected, squared_norm)):
             # g = slope x becomes a row: border the Gram matrix, write it into Z
@@ -157,11 +226,13 @@ def ada_fd_sparse_pass(kind, chunk, state, params, decisions):
                                  form[TOP], touched, form):
                 return i
             projected[n_rows] = slope * squared_norm
+            slot_products[n_rows] = slope * squared_norm
+            slot_gradient_sum[n_rows] = slope * along_sum
             counts[0] = n_rows + 1
             if shrink_first and n_rows + 1 == capacity:  # ADA-FD shrinks before the step
                 shrink_and_reset(columns, gram, factor, sketch_weights, weights, form, touched,
                                  capacity, rank, versions, maps, folds, floats, counts,
-                                 gram_eigenvalues, gram_eigenvectors)
+                                 gram_eigenvalues, gram_eigenvectors, carried)
                 catch_up_example(cols, nnz, columns, weights, versions, maps, folds, form)
                 sparse_products(columns, weights, sketch_weights, capacity, cols, vals, nnz,
                                 slot_products)
@@ -175,20 +246,29 @@ def ada_fd_sparse_pass(kind, chunk, state, params, decisions):
         if kind == FREQUENT_DIRECTIONS:
             n_rows = counts[0]
 
-        if slope != 0.0:
-            rho = sketch_ridge + regularized * floats[0] / 2.0
-            if missed and kind == RANDOM_PROJECTION:
-                rho += missed_per_direction(floats[1], n_features, float(counts[0]), rank)
+        rho = sketch_ridge + regularized * floats[0] / 2.0
+        if missed and kind == RANDOM_PROJECTION:
+            rho += missed_per_direction(floats[1], n_features, float(counts[0]), rank)
+        if dual:  # w = -eta (g_bar / c + S^T U diag(psi) U^T S g_bar)
+            if slope != 0.0:
+                written = 0.0
+                for p in range(nnz):
+                    gradient_sum[cols[p]] += slope * vals[p]
+                    written += gradient_sum[cols[p]]
+                if not np.isfinite(written):
+                    return i
+                for j in range(capacity):
+                    slot_gradient_sum[j] += slope * slot_products[j]
             psi, c = spectrum_weights(gram_eigenvalues[:n_rows], rho, delta, 0.5)
-            for j in range(n_rows):  # w -= eta slope (x / c + S^T U diag(psi) U^T S x)
-                row_coefficients[j] = 0.0
-            for k in range(n_rows):
-                along = 0.0
-                for j in range(n_rows):
-                    along += gram_eigenvectors[j, k] * projected[j]
-                along *= -eta * slope * psi[k]
-                for j in range(n_rows):
-                    row_coefficients[j] += gram_eigenvectors[j, k] * along
+            slot_to_buffer(slot_gradient_sum, factor, form[TOP], n_rows, buffer_sum)
+            along_rows(gram_eigenvectors, psi, buffer_sum, -eta, n_rows, row_coefficients)
+            buffer_to_slot(row_coefficients, factor, form[TOP], n_rows, sketch_weights)
+            floats[DUAL_SCALE] = -eta / c
+            if not np.isfinite(floats[DUAL_SCALE] + dot(sketch_weights, sketch_weights)):
+                return i
+        elif slope != 0.0:  # w -= eta slope (x / c + S^T U diag(psi) U^T S x)
+            psi, c = spectrum_weights(gram_eigenvalues[:n_rows], rho, delta, 0.5)
+            along_rows(gram_eigenvectors, psi, projected, -eta * slope, n_rows, row_coefficients)
             x_coefficient = eta * slope / c
             if kind == RANDOM_PROJECTION:  # the new rows carry shifts x^T on the old ones
                 x_coefficient -= dot(shifts[:n_rows], row_coefficients[:n_rows])
@@ -197,23 +277,40 @@ def ada_fd_sparse_pass(kind, chunk, state, params, decisions):
                                shifts if kind == RANDOM_PROJECTION else no_shifts, n_rows, -1,
                                0.0, factor, touched, form, slot_coefficients):
                 return i
+        if dual:
+            continue
         if kind == RANDOM_PROJECTION:
             fold_if_cancelling(columns, weights, sketch_weights, gram, versions, maps, folds,
                                floats, form)
         elif not shrink_first and n_rows == capacity:  # ADA-FFD shrinks after it
             shrink_and_reset(columns, gram, factor, sketch_weights, weights, form, touched,
                              capacity, rank, versions, maps, folds, floats, counts,
-                             gram_eigenvalues, gram_eigenvectors)
+                             gram_eigenvalues, gram_eigenvectors, carried)
     return order.shape[0]
 
 
 @jit
+def along_rows(basis, psi, vector, scale, n_rows, out):
+    """``out[:n_rows] = scale U diag(psi) U^T vector`` (``U = basis``): the
+    coefficients on the buffer's rows of ``H^{-1}``'s part along them."""
+    out[:n_rows] = 0.0
+    for k in range(n_rows):
+        along = 0.0
+        for j in range(n_rows):
+            along += basis[j, k] * vector[j]
+        along *= scale * psi[k]
+        for j in range(n_rows):
+            out[j] += basis[j, k] * along
+
+
+@jit
 def shrink_and_reset(columns, gram, factor, sketch_weights, weights, form, touched, capacity,
-                     rank, versions, maps, folds, floats, counts, spectrum, basis):
-    """FD's shrink of the full buffer on the sparse form (:func:`fd_sparse_shrink`),
-    with its total (``floats[0]``), rows in use and Gram eigendecomposition."""
+                     rank, versions, maps, folds, floats, counts, spectrum, basis, carried):
+    """FD's shrink of the full buffer on the sparse form (:func:`fd_sparse_shrink`,
+    which maps the slot products ``carried``), with its total (``floats[0]``),
+    rows in use and Gram eigendecomposition."""
     delta, n_kept = fd_sparse_shrink(columns, gram, factor, sketch_weights, weights, form,
-                                     touched, capacity, rank, versions, maps, folds)
+                                     touched, capacity, rank, versions, maps, folds, carried)
     floats[0] += delta
     counts[0] = n_kept
     reset_to_diagonal(gram, n_kept, spectrum, basis)
@@ -262,14 +359,27 @@ def fold_into_span(gram, factor, form, spectrum, basis, n_rows, projected, c):
 
 @jit
 def move_sparse_units(features, a, young, columns, weights, sketch_weights, gram, factor, form,
-                      versions, maps, folds, n_rows):
+                      versions, maps, folds, n_rows, dual, gradient_sum, slot_gradient_sum,
+                      floats):
     """The move of units ``x'_j = a_j x_j`` (``features``; not centred, the
-    targets' unit kept: ``map_weights`` and the sketch's ``_move_columns``) on
-    the sparse form: O(tau^2) a feature, each column brought up to date
-    first."""
+    targets' unit kept: ``map_weights``, ``map_vectors`` and the sketch's
+    ``_move_columns``) on the sparse form: O(tau^2) a feature, each column
+    brought up to date first. Under dual averaging ``g_bar_j`` moves as a
+    gradient, ``Z g_bar`` with it, and ``w_bar_j`` carries the moved weight
+    to the next prediction."""
     old = np.empty(columns.shape[1])
+    sigma = floats[DUAL_SCALE]
     for p in range(features.shape[0]):
         j = features[p]
         catch_up(j, columns, weights, versions, maps, folds, form, old)
+        if dual:  # w_bar_j + sigma g_bar_j, the weight's part off Z, as the mirror's w_bar_j
+            weights[j] += sigma * gradient_sum[j]
+            axpy(-gradient_sum[j], columns[j], slot_gradient_sum)
         move_sparse_column(j, a[p], young[p], np.True_, columns, weights, sketch_weights, gram,
                            factor, form[TOP], n_rows)
+        if dual:
+            gradient_sum[j] *= a[p]
+            axpy(gradient_sum[j], columns[j], slot_gradient_sum)
+            weights[j] -= sigma * gradient_sum[j]
+    if dual and features.shape[0] > 0:
+        form[CARRY] = 1

@@ -579,6 +579,7 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
     row_coefficients = np.zeros(capacity + 1)
     row_shifts = np.zeros(capacity + 1)
     slot_coefficients = np.zeros(capacity)
+    no_slot_products = np.zeros((0, capacity))  # (fd_sparse_shrink's: SON carries none)
     span = np.zeros((capacity, capacity) if kind == FREQUENT_DIRECTIONS else (0, 0))
     span_solved = np.zeros(capacity)
     span_rows = -1  # the rows that ``span`` factors (-1: none, to be factored)
@@ -759,7 +760,7 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
                     return i
                 delta, n_rows = fd_sparse_shrink(columns, gram, factor, sketch_weights,
                                                  weights, form, touched, capacity, rank,
-                                                 versions, maps, folds)
+                                                 versions, maps, folds, no_slot_products)
                 # a rewriting shrink changed every column lazily, the example's too
                 catch_up_example(cols, nnz, columns, weights, versions, maps, folds, form)
             else:

@@ -1,6 +1,6 @@
 """SON on CSR rows in time independent of ``d``: the sparse form of the state
 (Luo et al., NIPS 2016, Section 4 and Algorithms 4-5, extended to FD and RP;
-ADA-FD's mirror step over FD keeps it too, ``_ada_fd_sparse``).
+ADA-FD over FD and RP keeps it too, ``_ada_fd_sparse``).
 
 The weights are kept as ``w = w_bar + Z^T b``: ``w_bar`` (``weights``) changes
 only on an example's non-zeros and ``b`` (``sketch_weights``, one entry per
@@ -53,6 +53,7 @@ TOP = 2  # FD: the buffer rows kept at the last shrink, held as F Z_top
 TOUCHED = 3  # FD: the columns listed in ``touched`` (appended rows' non-zeros)
 REFRESHES = 4  # O(m^2 d) re-materialisations of Z on the sparse path, counted
 VERSION = 5  # the changes of every column kept lazily (see push_change)
+CARRY = 6  # ADA-FD's dual step: 1 while w_bar holds weights to drop at the next step
 
 
 def max_versions(n_features, capacity):
@@ -469,8 +470,19 @@ def invert_small(matrix, n, inverse):
 
 
 @jit
+def change_slot_products(carried, change, n_rows):
+    """Each row ``Z v`` of ``carried`` as ``Z' v`` for ``Z' = change Z`` (the
+    first ``n_rows`` slots)."""
+    moved = np.empty(n_rows)
+    for c in range(carried.shape[0]):
+        for i in range(n_rows):
+            moved[i] = dot(change[i, :n_rows], carried[c, :n_rows])
+        copy_into(moved, carried[c, :n_rows])
+
+
+@jit
 def fd_sparse_shrink(columns, gram, factor, sketch_weights, weights, form, touched, n_rows,
-                     rank, versions, maps, folds):
+                     rank, versions, maps, folds, carried):
     """FD's shrink on the sparse form, ``B = [F Z_top; G]`` with ``G`` the rows
     appended since the last shrink.
 
@@ -485,7 +497,9 @@ def fd_sparse_shrink(columns, gram, factor, sketch_weights, weights, form, touch
     ``C [F, 0; 0, I] z_j`` with ``F = I``, a change of every column recorded
     lazily (:func:`push_change`, ``O(m^3)``; a column catches up when an
     example touches it), where applying it would cost ``O(m^2 d)``.
-    ``w = w_bar + Z^T b`` is kept throughout. Returns ``(delta, n_kept)``.
+    ``w = w_bar + Z^T b`` is kept throughout, and each row of ``carried``, a
+    product ``Z v`` of the slots with a vector (ADA-FD's dual ``Z g_bar``),
+    becomes ``Z' v`` (the same change, ``O(m^2)``). Returns ``(delta, n_kept)``.
     """
     n_features = columns.shape[0]
     delta, n_kept, coefficients = shrink_coefficients(gram, n_rows, rank, n_features)
@@ -525,6 +539,12 @@ def fd_sparse_shrink(columns, gram, factor, sketch_weights, weights, form, touch
                     for i in range(n_kept):
                         new_values[i] += step[i, r] * value
             replace_column(column, new_values, n_rows, weights, j, sketch_weights)
+        change = np.zeros((n_rows, n_rows))  # Z' = change Z
+        for i in range(n_kept):
+            change[i, i] = 1.0 if top > 0 else 0.0
+            for r in range(top, n_rows):
+                change[i, r] = step[i, r]
+        change_slot_products(carried, change, n_rows)
         factor[:] = 0.0
         for i in range(n_kept):
             for k in range(n_kept):
@@ -536,6 +556,7 @@ def fd_sparse_shrink(columns, gram, factor, sketch_weights, weights, form, touch
         copy_block(mixing[:, :top], rotation[:n_kept, :top])
         copy_block(coefficients[:n_kept, top:n_rows], rotation[:n_kept, top:])
         record_change(columns, weights, versions, maps, folds, form, rotation, sketch_weights)
+        change_slot_products(carried, rotation, n_rows)
         factor[:] = 0.0
         for i in range(n_kept):
             factor[i, i] = 1.0

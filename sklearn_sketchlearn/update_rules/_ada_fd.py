@@ -5,10 +5,10 @@ from numbers import Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .._kernels._ada_fd_sparse import move_sparse_units
+from .._kernels._ada_fd_sparse import DUAL_SCALE, leave_ada_sparse_form, move_sparse_units
 from .._kernels._pairings import partial_fit_kernel
 from .._kernels._sketch_updates import FREQUENT_DIRECTIONS, RANDOM_PROJECTION
-from .._kernels._son_sparse import SPARSE, leave_sparse_form
+from .._kernels._son_sparse import SPARSE
 from .._units import map_vectors, map_weights
 from ._base import BaseUpdateRule, sketch_kernel_params
 from ._sparse_form import SparseFormRule, add_sparse_form
@@ -81,12 +81,15 @@ class AdaFD(SparseFormRule, BaseUpdateRule):
     feature_scaling=None)``. With an RFD sketch the square root is taken of its whole estimate
     ``alpha I + B^T B`` of ``alpha0 I + G_t``.
 
-    On wide CSR rows the mirror step over Frequent Directions or a random
-    projection costs ``O(tau s + tau^2)`` an example for ``s`` non-zeros
+    On wide CSR rows the step (mirror or dual) over Frequent Directions or a
+    random projection costs ``O(tau s + tau^2)`` an example for ``s`` non-zeros
     instead of ``O(tau d)``: it keeps SON's sparse form of the weights and the
     sketch (user guide, "ADA-FD on sparse rows"), with the same results. A sparse stream
     narrow enough to be centred by ``'standardize'`` (up to 4,096 features)
-    is, and its rows are then dense.
+    is, and its rows are then dense. Under dual averaging ADA-FFD's shrink
+    after a step waits for the next prediction (the same arithmetic), in
+    either form, so that a move of the running units between the two meets
+    the same buffer.
 
     References
     ----------
@@ -121,9 +124,9 @@ class AdaFD(SparseFormRule, BaseUpdateRule):
     _running_units = True
     # a sparse stream is centred (it learns better so: the user guide's
     # 'Choosing') where a block of its rows densified fits, and its rows are
-    # then dense; wider CSR rows take the sparse form (the mirror step over FD or RP)
+    # then dense; wider CSR rows take the sparse form (over FD or RP)
     _centers_sparse_rows = True
-    # the sketches whose mirror step keeps CSR rows in the sparse form
+    # the sketches whose steps keep CSR rows in the sparse form
     _SPARSE_FORM_SKETCHES = (FREQUENT_DIRECTIONS, RANDOM_PROJECTION)
 
     def __init__(self, eta0=0.1, *, delta=1.0, form="mirror", ridge="adaptive",
@@ -139,9 +142,11 @@ class AdaFD(SparseFormRule, BaseUpdateRule):
         state["weights"] = np.zeros(n_features)
         state["gradient_sum"] = np.zeros(n_features)
         # the sketch's shrink, the curvature Oja or RP missed (ridge='adaptive'),
-        # and |Z^T b|^2 at the sparse form's last fold (RP: fold_if_cancelling)
-        state["floats"] = np.r_[state["floats"], np.zeros(7)]
+        # |Z^T b|^2 at the sparse form's last fold (RP: fold_if_cancelling) and
+        # its dual step's sigma (DUAL_SCALE)
+        state["floats"] = np.r_[state["floats"], np.zeros(8)]
         capacity = state["gram"].shape[0]
+        state["slot_gradient_sum"] = np.zeros(capacity)  # Z g_bar, of the sparse form
         state["gram_eigenvalues"] = np.zeros(capacity)
         state["gram_eigenvectors"] = np.zeros((capacity, capacity))
         add_sparse_form(state, n_features, sketch._kind,
@@ -157,13 +162,16 @@ class AdaFD(SparseFormRule, BaseUpdateRule):
                                   rows.reshape(rows.shape[1], rows.shape[0]), state["weights"],
                                   state["sketch_weights"], state["gram"], state["factor"],
                                   state["form"], state["versions"], state["maps"],
-                                  state["folds"], n_rows)
+                                  state["folds"], n_rows, self.form == "dual",
+                                  state["gradient_sum"], state["slot_gradient_sum"],
+                                  state["floats"])
                 self._refresh_eigh(state, n_rows)
                 return
             # (a regressor's targets' unit moves every weight and row: O(tau d) anyway)
-            leave_sparse_form(sketch._kind, rows, state["weights"],
-                              state["sketch_weights"], state["factor"], state["form"],
-                              state["versions"], state["maps"], state["folds"])
+            leave_ada_sparse_form(sketch._kind, rows, state["weights"], state["gradient_sum"],
+                                  state["sketch_weights"], state["factor"], state["form"],
+                                  state["versions"], state["maps"], state["folds"],
+                                  state["floats"])
         map_weights(state["weights"], change)
         map_vectors(state["gradient_sum"], change)
         sketch._move_columns(state, change)
@@ -177,14 +185,19 @@ class AdaFD(SparseFormRule, BaseUpdateRule):
         state["gram_eigenvalues"][:n_rows] = eigenvalues
         state["gram_eigenvectors"][:n_rows, :n_rows] = eigenvectors
 
+    def _weights(self, state):
+        weights = super()._weights(state)
+        if state["form"][SPARSE] and self.form == "dual":  # w_bar + sigma g_bar + Z^T b
+            weights = weights + state["floats"][DUAL_SCALE] * state["gradient_sum"]
+        return weights
+
     def _partial_fit(self, chunk, state, sketch, loss, settings, decisions):
         kind, rank, regularized, sketch_ridge, oja_eta0, oja_constant = sketch_kernel_params(sketch)
         if self.ridge == "adaptive" and kind == FREQUENT_DIRECTIONS and not regularized:
             regularized = 2  # the kernel's ridge is sketch_ridge + regularized * shrink / 2
         form = state["form"]
-        # (the mirror step only: _kernels/_ada_fd_sparse)
         has_form = kind in self._SPARSE_FORM_SKETCHES
-        sparse = (bool(chunk[4]) and has_form and self.form == "mirror"
+        sparse = (bool(chunk[4]) and has_form
                   and self._sparse_form(state["weights"].shape[0], state["rows"].shape[0],
                                         chunk[1].size, chunk[3].size - 1))
         params = (
@@ -197,7 +210,7 @@ class AdaFD(SparseFormRule, BaseUpdateRule):
             state["eigenvalues"], state["dense"], state["factor"], state["counts"],
             state["floats"], state["gram_eigenvalues"], state["gram_eigenvectors"],
             state["sketch_weights"], form, state["touched"], state["versions"], state["maps"],
-            state["folds"],
+            state["folds"], state["slot_gradient_sum"],
         )
         # (see SON's: rows in the dense form compile no sparse form's code)
         dense_only = has_form and not sparse and not form[SPARSE]

@@ -6,6 +6,7 @@ import scipy.sparse as sp
 
 from .._kernels._sketch_updates import FREQUENT_DIRECTIONS, OJA, RANDOM_PROJECTION
 from .._kernels._son_sparse import (
+    CARRY,
     SPARSE,
     TOUCHED,
     VERSION,
@@ -25,7 +26,7 @@ def add_sparse_form(state, n_features, kind, lazy):
     rewriting shrinks), each column's version and the changes kept."""
     capacity = state["rows"].shape[0]
     state["sketch_weights"] = np.zeros(capacity)
-    state["form"] = np.zeros(6, dtype=np.int64)
+    state["form"] = np.zeros(7, dtype=np.int64)
     is_fd = kind == FREQUENT_DIRECTIONS
     state["touched"] = np.zeros(n_features if is_fd else 0, dtype=np.int64)
     if is_fd:
@@ -58,8 +59,7 @@ class SparseFormRule:
 
     def _kernel_checks(self, states, sparse):
         # in the sparse form the kernel checks every value it writes into the
-        # d-long arrays (a scan of them would cost O(m d) per block; ADA-FD's
-        # mirror step writes no gradients' sum)
+        # d-long arrays (a scan of them would cost O(m d) per block)
         if states["form"][:, SPARSE].all():
             return ("weights", "rows", "scale", "gradient_sum", "touched", "versions")
         return ()
@@ -79,6 +79,8 @@ class SparseFormRule:
         if not (sp.issparse(X) and X.format == "csr" and form[:, SPARSE].all()
                 and states["rows"].flags.c_contiguous) or self._target_units:
             return None  # (a move of the targets' unit rescales every weight)
+        if form[:, CARRY].any():
+            return None  # ADA-FD's dual step drops every w_bar_j it carries
         n_rows, capacity = X.shape[0], states["rows"].shape[1]
         n_features = states["weights"].shape[1]
         # (X may hold duplicates, which the call sums: its count of values is an
@@ -100,7 +102,7 @@ class SparseFormRule:
         if "scale" in states:  # SON's units, by feature in the sparse form (units_by_feature)
             units = states["scale"]
             by_feature["scale"] = units.reshape(form.shape[0], units.shape[2], units.shape[1])
-        if "gradient_sum" in states:  # (ADA-FD's, which its mirror step leaves)
+        if "gradient_sum" in states:  # (ADA-FD's, which its dual averaging writes)
             by_feature["gradient_sum"] = states["gradient_sum"]
         saved, restore_columns = feature_snapshot(
             states, {key: value for key, value in by_feature.items()

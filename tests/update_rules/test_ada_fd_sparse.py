@@ -1,6 +1,7 @@
-"""ADA-FD's sparse form (CSR rows over FD or RP, ``w = w_bar + Z^T b``, ``S = M Z``)
-against its dense form on the same stream: the same arithmetic in another
-order, so the same model to rounding."""
+"""ADA-FD's sparse form (CSR rows over FD or RP, ``w = w_bar + Z^T b``, ``S = M Z``;
+under dual averaging ``w = w_bar + sigma g_bar + Z^T b``) against its dense
+form on the same stream: the same arithmetic in another order, so the same
+model to rounding."""
 
 import numpy as np
 import pytest
@@ -63,7 +64,12 @@ SETTINGS = {
     "defaults": ("squared_hinge", {}, True, False),
     "log-loss-weighted": ("log_loss", dict(eta0=0.5, delta=0.1), True, True),
     "hinge-fixed-ridge-no-intercept": ("hinge", dict(eta0=0.05, ridge="fixed"), False, True),
+    "dual": ("squared_hinge", dict(form="dual"), True, False),
+    "dual-log-loss-weighted": ("log_loss", dict(form="dual", eta0=0.5, delta=10.0), True, True),
+    "dual-hinge-fixed-ridge-no-intercept": (
+        "hinge", dict(form="dual", eta0=0.05, ridge="fixed"), False, True),
 }
+FORMS = ["defaults", "dual"]  # the mirror step and dual averaging, at the defaults
 
 
 def learn(X, labels, weights, sketch, setting, chunk, scaling=None):
@@ -85,39 +91,43 @@ def test_the_sparse_form_learns_the_dense_model(stream, sketch, setting, chunk):
     assert_same_model(dense, sparse)
 
 
+@pytest.mark.parametrize("setting", FORMS)
 @pytest.mark.parametrize("chunk", [160, 7], ids=["one-call", "chunks-of-7"])
 @pytest.mark.parametrize("sketch", ["fd", "fast_fd", "rp"])
-def test_the_sparse_form_moves_with_the_running_units(stream, sketch, chunk, not_centred,
-                                                     monkeypatch):
+def test_the_sparse_form_moves_with_the_running_units(stream, sketch, chunk, setting,
+                                                     not_centred, monkeypatch):
     # 'standardize' on a wide sparse stream scales its features (without
     # centring): their units move at each call's own features, in either form
+    # (under dual averaging w_bar carries the moved weights to the next step)
     X, labels, weights = stream
-    sparse = learn(sp.csr_matrix(X), labels, weights, sketch, "defaults", chunk, "standardize")
+    sparse = learn(sp.csr_matrix(X), labels, weights, sketch, setting, chunk, "standardize")
     dense_form_on_csr_rows(monkeypatch)
-    dense = learn(sp.csr_matrix(X), labels, weights, sketch, "defaults", chunk, "standardize")
+    dense = learn(sp.csr_matrix(X), labels, weights, sketch, setting, chunk, "standardize")
     assert sparse._state["form"][0, SPARSE] == 1 and dense._state["form"][0, SPARSE] == 0
     assert not sparse._units["center_features"]
     assert_same_model(dense, sparse)
 
 
+@pytest.mark.parametrize("setting", FORMS)
 @pytest.mark.parametrize("sketch", ["fast_fd", "fast_rfd", "fd"])
-def test_gradients_inside_the_span_turn_the_factor(sketch):
+def test_gradients_inside_the_span_turn_the_factor(sketch, setting):
     # rows of rank 3: ADA-FFD's gradients soon lie in its rows' span and turn
     # them by I + kappa a a^T (the sparse form turns F instead of the rows)
     rng = np.random.default_rng(5)
     X = rng.standard_normal((200, 3)) @ sp.random(3, 40, density=0.3, random_state=rng).toarray()
     labels = (X @ rng.standard_normal(40) > 0).astype(int)
     weights = np.ones(200)
-    dense = learn(X, labels, weights, sketch, "defaults", 7)
-    sparse = learn(sp.csr_matrix(X), labels, weights, sketch, "defaults", 7)
+    dense = learn(X, labels, weights, sketch, setting, 7)
+    sparse = learn(sp.csr_matrix(X), labels, weights, sketch, setting, 7)
     if sketch != "fd":  # (the row-by-row buffer takes every gradient as a row)
         assert sparse._state["form"][0, TOP] == sparse._state["counts"][0, 0] >= 3
     assert_same_model(dense, sparse)
 
 
+@pytest.mark.parametrize("form", ["mirror", "dual"])
 @pytest.mark.parametrize("sketch", ["fast_fd", "rp"])
-def test_a_regressors_targets_unit_takes_the_dense_form_and_back(stream, sketch, not_centred,
-                                                                 monkeypatch):
+def test_a_regressors_targets_unit_takes_the_dense_form_and_back(stream, sketch, form,
+                                                                 not_centred, monkeypatch):
     # a move of the targets' unit rescales every weight and row: the state
     # leaves the sparse form for it, and the next CSR call enters it again
     X, _, weights = stream
@@ -126,7 +136,8 @@ def test_a_regressors_targets_unit_takes_the_dense_form_and_back(stream, sketch,
     for sparse_form in (True, False):
         if not sparse_form:
             dense_form_on_csr_rows(monkeypatch)
-        model = SketchedOnlineRegressor(AdaFD(), sketch=SKETCHES[sketch], random_state=0)
+        model = SketchedOnlineRegressor(AdaFD(form=form), sketch=SKETCHES[sketch],
+                                        random_state=0)
         for begin in range(0, 160, 7):
             model.partial_fit(sp.csr_matrix(X[begin:begin + 7]), y[begin:begin + 7],
                               sample_weight=weights[begin:begin + 7])
@@ -137,30 +148,32 @@ def test_a_regressors_targets_unit_takes_the_dense_form_and_back(stream, sketch,
     assert_same_model(dense, sparse)
 
 
+@pytest.mark.parametrize("setting", FORMS)
 @pytest.mark.parametrize("sketch", ["fd", "fast_rfd", "rp"])
-def test_dense_and_csr_chunks_mix(stream, sketch):
+def test_dense_and_csr_chunks_mix(stream, sketch, setting):
     # the state changes form where the input does, and the model does not notice
     X, labels, weights = stream
-    mixed = SketchedOnlineClassifier(AdaFD(feature_scaling=None), sketch=SKETCHES[sketch],
+    mixed = SketchedOnlineClassifier(AdaFD(**SETTINGS[setting][1], feature_scaling=None),
+                                     sketch=SKETCHES[sketch], loss=SETTINGS[setting][0],
                                      random_state=0)
     for k, begin in enumerate(range(0, X.shape[0], 25)):
         rows = X[begin:begin + 25]
         mixed.partial_fit(sp.csr_matrix(rows) if k % 2 else rows, labels[begin:begin + 25],
                           classes=[0, 1])
         assert mixed._state["form"][0, SPARSE] == k % 2
-    dense = learn(X, labels, weights, sketch, "defaults", 25)
+    dense = learn(X, labels, weights, sketch, setting, 25)
     assert_same_model(dense, mixed)
 
 
 @pytest.mark.parametrize("rule, sketch, sparse_form", [
     (AdaFD(feature_scaling=None), FrequentDirections(4, fast=True), True),
     (AdaFD(feature_scaling=None), FrequentDirections(4), True),
-    (AdaFD(form="dual", feature_scaling=None), FrequentDirections(4, fast=True), False),
+    (AdaFD(form="dual", feature_scaling=None), FrequentDirections(4, fast=True), True),
     (AdaFD(feature_scaling=None), RandomProjectionSketch(4, random_state=0), True),
     (AdaFD(feature_scaling=None), OjaSketch(4, random_state=0), False),
 ], ids=["ffd", "fd", "dual", "rp", "oja"])
 def test_csr_rows_take_the_form_that_costs_less(rule, sketch, sparse_form, monkeypatch):
-    # the mirror step over FD or RP only, where d >= 16 (k + s) (k the sketch's rows)
+    # over FD or RP only, where d >= 16 (k + s) (k the sketch's rows)
     monkeypatch.setattr(AdaFD, "_SPARSE_FORM_FROM", SPARSE_FORM_FROM)
     forms = [model._state["form"][0, SPARSE] for model, _ in forms_over_widths(
         lambda: SketchedOnlineClassifier(rule, sketch=sketch, random_state=0))]
@@ -183,14 +196,16 @@ def test_a_sparse_stream_is_centred_where_its_rows_fit_densified(d, centred, mon
     assert model._state["form"][0, SPARSE] == (not centred)
 
 
+@pytest.mark.parametrize("form", ["mirror", "dual"])
 @pytest.mark.parametrize("sketch", ["fd", "fast_fd", "rp"])
-def test_fits_shuffled_passes_over_classes_learn_the_dense_model(stream, sketch):
+def test_fits_shuffled_passes_over_classes_learn_the_dense_model(stream, sketch, form):
     # fit's shuffled passes, one-vs-rest over three classes (a state per class,
     # each in the sparse form) and sample weights
     X, labels, weights = stream
     classes = labels + (X[:, 0] > 0.5)
-    models = [SketchedOnlineClassifier(AdaFD(feature_scaling=None), sketch=SKETCHES[sketch],
-                                       max_iter=3, tol=None, random_state=0)
+    models = [SketchedOnlineClassifier(AdaFD(form=form, feature_scaling=None),
+                                       sketch=SKETCHES[sketch], max_iter=3, tol=None,
+                                       random_state=0)
               .fit(rows, classes, sample_weight=weights) for rows in (X, sp.csr_matrix(X))]
     dense, sparse = models
     assert sparse._state["form"][:, SPARSE].all() and len(sparse.classes_) == 3
