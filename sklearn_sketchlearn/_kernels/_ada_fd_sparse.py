@@ -183,12 +183,10 @@ def ada_fd_sparse_pass(kind, chunk, state, params, decisions):
             sketch_weights[:] = 0.0
             if kind == FREQUENT_DIRECTIONS and not shrink_first and counts[0] == capacity:
                 # ADA-FFD's shrink after the last step (see ada_fd_pass)
-                shrink_and_reset(columns, gram, factor, sketch_weights, weights, form, touched,
-                                 capacity, rank, versions, maps, folds, floats, counts,
-                                 gram_eigenvalues, gram_eigenvectors, carried)
-                catch_up_example(cols, nnz, columns, weights, versions, maps, folds, form)
-                sparse_products(columns, weights, sketch_weights, capacity, cols, vals, nnz,
-                                slot_products)
+                shrink_within_example(columns, gram, factor, sketch_weights, weights, form,
+                                      touched, capacity, rank, versions, maps, folds, floats,
+                                      counts, gram_eigenvalues, gram_eigenvectors, carried,
+                                      cols, vals, nnz, slot_products)
         n_rows = counts[0] if kind == FREQUENT_DIRECTIONS else capacity
         slot_to_buffer(slot_products, factor, form[TOP], n_rows, projected)
 
@@ -230,12 +228,10 @@ def ada_fd_sparse_pass(kind, chunk, state, params, decisions):
             slot_gradient_sum[n_rows] = slope * along_sum
             counts[0] = n_rows + 1
             if shrink_first and n_rows + 1 == capacity:  # ADA-FD shrinks before the step
-                shrink_and_reset(columns, gram, factor, sketch_weights, weights, form, touched,
-                                 capacity, rank, versions, maps, folds, floats, counts,
-                                 gram_eigenvalues, gram_eigenvectors, carried)
-                catch_up_example(cols, nnz, columns, weights, versions, maps, folds, form)
-                sparse_products(columns, weights, sketch_weights, capacity, cols, vals, nnz,
-                                slot_products)
+                shrink_within_example(columns, gram, factor, sketch_weights, weights, form,
+                                      touched, capacity, rank, versions, maps, folds, floats,
+                                      counts, gram_eigenvalues, gram_eigenvectors, carried,
+                                      cols, vals, nnz, slot_products)
                 slot_to_buffer(slot_products, factor, form[TOP], counts[0], projected)
             else:
                 bordered_eigh_update(gram_eigenvalues, gram_eigenvectors, n_rows,
@@ -277,7 +273,7 @@ def ada_fd_sparse_pass(kind, chunk, state, params, decisions):
                                shifts if kind == RANDOM_PROJECTION else no_shifts, n_rows, -1,
                                0.0, factor, touched, form, slot_coefficients):
                 return i
-        if dual:
+        if dual:  # (b is solved afresh: nothing to fold; ADA-FFD's shrink waits, above)
             continue
         if kind == RANDOM_PROJECTION:
             fold_if_cancelling(columns, weights, sketch_weights, gram, versions, maps, folds,
@@ -314,6 +310,19 @@ def shrink_and_reset(columns, gram, factor, sketch_weights, weights, form, touch
     floats[0] += delta
     counts[0] = n_kept
     reset_to_diagonal(gram, n_kept, spectrum, basis)
+
+
+@jit
+def shrink_within_example(columns, gram, factor, sketch_weights, weights, form, touched,
+                          capacity, rank, versions, maps, folds, floats, counts, spectrum, basis,
+                          carried, cols, vals, nnz, slot_products):
+    """:func:`shrink_and_reset` while an example is learned: its columns catch up
+    (a rewriting shrink changes every column lazily) and ``slot_products = Z x``
+    is taken again."""
+    shrink_and_reset(columns, gram, factor, sketch_weights, weights, form, touched, capacity,
+                     rank, versions, maps, folds, floats, counts, spectrum, basis, carried)
+    catch_up_example(cols, nnz, columns, weights, versions, maps, folds, form)
+    sparse_products(columns, weights, sketch_weights, capacity, cols, vals, nnz, slot_products)
 
 
 @jit
