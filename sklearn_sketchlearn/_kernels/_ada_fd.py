@@ -86,16 +86,24 @@ def adagrad_solve(kind, rows, spectrum, basis, dense, factor, n_rows, n_sketched
         return
     psi, c = spectrum_weights(spectrum[:n_rows], rho, delta, 0.5)
     scale_into(1.0 / c, v, out)
-    for i in range(n_rows):
-        coefficient = 0.0
-        for j in range(n_rows):
-            coefficient += basis[j, i] * projected[j]
-        work[i] = psi[i] * coefficient
+    along_rows(basis, psi, projected, 1.0, n_rows, work)
     for j in range(n_rows):
-        coefficient = 0.0
-        for i in range(n_rows):
-            coefficient += basis[j, i] * work[i]
-        axpy(coefficient, rows[j], out)
+        axpy(work[j], rows[j], out)
+
+
+@jit
+def along_rows(basis, psi, vector, scale, n_rows, out):
+    """``out[:n_rows] = scale U diag(psi) U^T vector`` (``U = basis``): the
+    coefficients on the buffer's rows of ``H^{-1}``'s part along them, given
+    ``vector = S v``."""
+    out[:n_rows] = 0.0
+    for k in range(n_rows):
+        along = 0.0
+        for j in range(n_rows):
+            along += basis[j, k] * vector[j]
+        along *= scale * psi[k]
+        for j in range(n_rows):
+            out[j] += basis[j, k] * along
 
 
 @jit

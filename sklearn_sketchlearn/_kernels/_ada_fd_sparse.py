@@ -38,6 +38,7 @@ import numpy as np
 from ._ada_fd import (
     SPAN_TOLERANCE,
     ada_fd_pass,
+    along_rows,
     reset_to_diagonal,
     span_captured,
     span_coefficients,
@@ -283,20 +284,6 @@ def ada_fd_sparse_pass(kind, chunk, state, params, decisions):
                              capacity, rank, versions, maps, folds, floats, counts,
                              gram_eigenvalues, gram_eigenvectors, carried)
     return order.shape[0]
-
-
-@jit
-def along_rows(basis, psi, vector, scale, n_rows, out):
-    """``out[:n_rows] = scale U diag(psi) U^T vector`` (``U = basis``): the
-    coefficients on the buffer's rows of ``H^{-1}``'s part along them."""
-    out[:n_rows] = 0.0
-    for k in range(n_rows):
-        along = 0.0
-        for j in range(n_rows):
-            along += basis[j, k] * vector[j]
-        along *= scale * psi[k]
-        for j in range(n_rows):
-            out[j] += basis[j, k] * along
 
 
 @jit
