@@ -57,7 +57,8 @@ def learners(m=10):
             AdaFD(eta0=e, ridge="fixed", feature_scaling=None), sketch=FrequentDirections(m),
             loss="log_loss")),
         "SDROGD (hinge)": ([0.01, 0.1, 1.0], lambda e: SketchedOnlineClassifier(
-            SDROGD(eta0=e, feature_scaling=None), sketch=FrequentDirections(m, fast=True),
+            SDROGD(eta0=e, batch_size=60, feature_scaling=None),
+            sketch=FrequentDirections(m, fast=True),
             loss="hinge")),
         "diagonal AdaGrad (log)": ([0.01, 0.03, 0.1, 0.3, 1], lambda e: SketchedOnlineClassifier(
             DiagonalAdaGrad(eta0=e, feature_scaling=None), loss="log_loss")),

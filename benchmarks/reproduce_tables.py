@@ -152,7 +152,8 @@ def sdrogd_section(a9a, quick, log):
     d = X.shape[1]
     lambdas = [0.0] + [2.0**k for k in range(-3, 4)]
     grids = {
-        "SDROGD": (SketchedOnlineClassifier(SDROGD(stabilize=False, feature_scaling=None),
+        "SDROGD": (SketchedOnlineClassifier(SDROGD(batch_size=60, stabilize=False,
+                                                   feature_scaling=None),
                                             sketch=FrequentDirections(fast=True), loss="hinge",
                                             max_iter=1, tol=None, random_state=0),
                    {"update_rule__alpha": lambdas[:2] if quick else lambdas,
@@ -161,7 +162,8 @@ def sdrogd_section(a9a, quick, log):
                                                     (0.01, 0.1, 0.2, 0.3, 0.4, 0.5))}),
                     "update_rule__within_class_weight":
                         [0.0, 0.5] if quick else list(np.round(np.linspace(0, 1, 11), 1))}),
-        "Pegasos": (SketchedOnlineClassifier(SDROGD(learning_rate="pegasos", feature_scaling=None),
+        "Pegasos": (SketchedOnlineClassifier(SDROGD(batch_size=60, learning_rate="pegasos",
+                                                    feature_scaling=None),
                                              sketch=None, loss="hinge", max_iter=1, tol=None,
                                              random_state=0),
                     {"update_rule__alpha": lambdas[1:3] if quick else lambdas[1:]}),
@@ -204,8 +206,8 @@ def online_learners():
             AdaFD(eta0=eta, ridge="fixed", feature_scaling=None),
             sketch=FrequentDirections(20, fast=True), loss="log_loss")),
         "SDROGD (hinge, l=12)": ([0.01, 0.1, 1.0], lambda eta: SketchedOnlineClassifier(
-            SDROGD(alpha=0.0, eta0=eta, within_class_weight=0.3, stabilize=False,
-                   feature_scaling=None),
+            SDROGD(alpha=0.0, eta0=eta, within_class_weight=0.3, batch_size=60,
+                   stabilize=False, feature_scaling=None),
             sketch=FrequentDirections(12, fast=True), loss="hinge")),
         "diagonal AdaGrad (log)": ([0.03, 0.1, 0.3, 1.0], lambda eta: SketchedOnlineClassifier(
             DiagonalAdaGrad(eta0=eta, delta=1e-6, feature_scaling=None), loss="log_loss")),

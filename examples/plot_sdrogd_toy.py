@@ -49,7 +49,7 @@ def accuracy(rule, sketch_size=None):
 # ---------------
 lambdas = [2.0**k for k in range(-3, 4)]
 # the paper's SDROGD: its update verbatim, on the data as given
-paper = partial(SDROGD, stabilize=False, feature_scaling=None)
+paper = partial(SDROGD, batch_size=60, stabilize=False, feature_scaling=None)
 sdrogd = [accuracy(paper(alpha=lam, within_class_weight=0.3), sketch_size=20)
           for lam in lambdas]
 pegasos = [accuracy(paper(alpha=lam, learning_rate="pegasos"))

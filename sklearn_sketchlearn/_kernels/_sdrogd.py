@@ -8,8 +8,11 @@ paper                              here
 ``w`` (d) / ``W`` (d x C)          ``weights`` (n_outputs x d)
 ``lambda``                         ``lam``
 ``eta``                            ``within``
-``n`` (batch size), ``A_t``        ``batch_size``, the current mini-batch
-``alpha`` (step)                   ``eta0 / t`` or ``1 / (lambda t)`` (Pegasos)
+``n`` (batch size), ``A_t``        ``batch_size`` (0: growing, see
+                                   :func:`growing_batch_size`), the current
+                                   mini-batch
+``alpha`` (step)                   ``eta0 / t`` or ``1 / (lambda t)`` (Pegasos),
+                                   ``t = N / n`` (see below)
 ``B`` / ``C`` (sketch of ``x``)    ``rows`` (any sketch of the inputs)
 ``N``, ``N_c``, ``u``, ``u_c``     ``class_counts``, ``class_sums``
 =================================  =========================================
@@ -23,7 +26,12 @@ the form above.) Every example updates the sketch and the class statistics and
 adds its hinge subgradient, taken at the weights the batch started with, to
 the batch; when the batch is full the weights take one step
 ``W <- W - alpha_t (lambda W + R W + batch_gradient / n)``. A batch may span
-chunks: its partial sums are part of the state.
+chunks: its partial sums are part of the state. The step's ``t`` is ``N / n``
+for the ``N`` examples learned with the batch: the paper's count of batches
+for a fixed ``n``, and for the growing batch a step per example that shrinks
+as ``1 / N`` all the same (a count of batches, which grow, shrank the steps
+of the examples after the first hundreds about four times too fast: 0.52
+one-pass accuracy on digits without a sketch, against 0.92 at a fixed 60).
 """
 
 import numpy as np
@@ -33,6 +41,20 @@ from ._jit import jit
 from ._learner_sketch import fd_shrink_and_project, sketch_append
 from ._rows import load_example
 from ._sketch_updates import EXACT, FREQUENT_DIRECTIONS, NO_SKETCH, OJA
+
+# The growing batch (SDROGD's batch_size='auto'): a tenth of the examples
+# learned before it, plus one, up to the paper's 60
+GROWTH = 10
+LARGEST_BATCH = 60
+
+
+@jit
+def growing_batch_size(seen):
+    """The size of the batch that starts after ``seen`` examples under
+    ``batch_size='auto'``: ``min(1 + seen // 10, 60)``. The first examples
+    each take a step, where the paper's fixed 60 gave a small set one or two
+    steps in a pass; past 590 examples it is the paper's batch."""
+    return min(1 + seen // GROWTH, LARGEST_BATCH)
 
 
 @jit
@@ -143,10 +165,12 @@ def sdrogd_pass(kind, chunk, state, params, decisions):
     state : tuple
         ``(weights, batch_gradient, class_sums, class_counts, rows, gram,
         eigenvalues, dense, factor, counts, floats, steps)``, modified in place;
-        ``steps`` holds ``[t, examples in the current batch]``.
+        ``steps`` holds ``[examples in the current batch, examples in the
+        batches before it]``.
     params : tuple
         ``(rank, regularized, sketch_ridge, oja_eta0, oja_constant, lam,
-        within, batch_size, pegasos, eta0, stabilize, fit_intercept)``. With
+        within, batch_size, pegasos, eta0, stabilize, fit_intercept)``
+        (``batch_size`` 0: :func:`growing_batch_size`). With
         ``stabilize``, ``lam`` is raised to ``-lambda_min(R_hat)`` whenever
         ``lam I + R_hat`` would be indefinite (the paper's convexity
         condition), so that the objective stays bounded below.
@@ -218,11 +242,12 @@ def sdrogd_pass(kind, chunk, state, params, decisions):
                 for k in range(n_features):
                     dense[j, k] += weight * x[j] * x[k]
 
-        steps[1] += 1
-        if steps[1] < batch_size:
-            continue
         steps[0] += 1
-        step = 1.0 / (lam * steps[0]) if pegasos else eta0 / steps[0]
+        size = batch_size if batch_size > 0 else growing_batch_size(steps[1])
+        if steps[0] < size:
+            continue
+        t = (steps[1] + steps[0]) / size
+        step = 1.0 / (lam * t) if pegasos else eta0 / t
         total = class_counts.sum()
         n_rows = counts[0] if kind == FREQUENT_DIRECTIONS else capacity
         rho = sketch_ridge + regularized * floats[0] / 2.0
@@ -246,7 +271,8 @@ def sdrogd_pass(kind, chunk, state, params, decisions):
                                   applied, regularizer)
             for j in range(n_features):
                 weights[k, j] -= step * (strength * weights[k, j] + regularizer[j]
-                                         + batch_gradient[k, j] / batch_size)
+                                         + batch_gradient[k, j] / size)
         batch_gradient[:] = 0.0
-        steps[1] = 0
+        steps[1] += steps[0]
+        steps[0] = 0
     return order.shape[0]

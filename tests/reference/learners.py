@@ -508,8 +508,13 @@ def sdrogd(X, labels, sample_weight, sketch, *, n_classes, lam, within, batch_si
 
     ``labels`` are class indices; a binary model has one weight vector and
     targets +-1, a multi-class one a row per class and the multi-class hinge.
-    An Oja sketch turns its directions by their own curvature.
+    An Oja sketch turns its directions by their own curvature. ``batch_size
+    ="auto"``: over a sketch with ``stabilize`` the batch that starts after
+    ``N`` examples holds ``min(1 + N // 10, 60)`` of them; otherwise 60.
     """
+    growing = batch_size == "auto" and sketch is not None and stabilize
+    if batch_size == "auto" and not growing:
+        batch_size = 60
     if sketch is not None:
         sketch.oja_unit_free = True
     n, d = X.shape
@@ -519,7 +524,7 @@ def sdrogd(X, labels, sample_weight, sketch, *, n_classes, lam, within, batch_si
     batch = np.zeros((n_outputs, D))
     sums, counts = np.zeros((n_classes, D)), np.zeros(n_classes)
     scores = np.empty((n_outputs, n))
-    in_batch, t = 0, 0
+    in_batch, seen = 0, 0
     for i in range(n):
         x = np.append(X[i], 1.0) if fit_intercept else X[i].copy()
         s, c = sample_weight[i], labels[i]
@@ -539,9 +544,10 @@ def sdrogd(X, labels, sample_weight, sketch, *, n_classes, lam, within, batch_si
         if sketch is not None:
             sketch.add(np.sqrt(s) * x)
         in_batch += 1
-        if in_batch < batch_size:
+        size = min(1 + seen // 10, 60) if growing else batch_size
+        if in_batch < size:
             continue
-        t += 1
+        t = (seen + in_batch) / size  # batches of this size so far
         step = 1 / (lam * t) if pegasos else eta0 / t
         R = np.zeros((D, D))
         if sketch is not None:
@@ -560,7 +566,8 @@ def sdrogd(X, labels, sample_weight, sketch, *, n_classes, lam, within, batch_si
             strength = max(lam, -spectrum[0])
             if strength + spectrum[-1] > 0:
                 step = min(step, 1 / (strength + spectrum[-1]))
-        W = W - step * (strength * W + W @ R + batch / batch_size)
+        W = W - step * (strength * W + W @ R + batch / size)
         batch[:] = 0
+        seen += in_batch
         in_batch = 0
     return W, scores

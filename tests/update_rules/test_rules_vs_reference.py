@@ -417,10 +417,11 @@ def test_first_order_on_non_canonical_csr_learns_the_summed_matrix(data, rule):
     np.testing.assert_array_equal(X_csr.indices, stored[1])
 
 
+@pytest.mark.parametrize("batch_size", [7, "auto"])
 @pytest.mark.parametrize("stabilize", [True, False])
 @pytest.mark.parametrize("n_classes", [2, 3])
 @pytest.mark.parametrize("sketch", list(SKETCHES))
-def test_sdrogd(data, sketch, n_classes, stabilize):
+def test_sdrogd(data, sketch, n_classes, stabilize, batch_size):
     X, labels, weights = data
     if n_classes == 3:
         labels = np.digitize(X[:, 1], [-1.0, 1.0])
@@ -428,13 +429,14 @@ def test_sdrogd(data, sketch, n_classes, stabilize):
     # batch on these data, which the learner now refuses as a divergence
     pegasos = sketch == "fd"
     lam = 1.0 if pegasos else 0.05
-    rule = SDROGD(alpha=lam, within_class_weight=0.3, batch_size=7, stabilize=stabilize,
+    rule = SDROGD(alpha=lam, within_class_weight=0.3, batch_size=batch_size, stabilize=stabilize,
                   feature_scaling=None,
                   learning_rate="pegasos" if pegasos else "inverse_t", eta0=0.5)
     model = SketchedOnlineClassifier(rule, sketch=SKETCHES[sketch], loss="hinge", random_state=0)
     reference = None if sketch == "none" else reference_sketch(SKETCHES[sketch], 6)
     expected, scores = sdrogd(
-        X, labels, weights, reference, n_classes=n_classes, lam=lam, within=0.3, batch_size=7,
+        X, labels, weights, reference, n_classes=n_classes, lam=lam, within=0.3,
+        batch_size=batch_size,
         eta0=0.5, pegasos=pegasos, stabilize=stabilize,
     )
     check_against(model, X, labels, weights, expected, None, LOSSES["hinge"], sparse=False)
