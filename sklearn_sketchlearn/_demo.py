@@ -53,14 +53,15 @@ def print_merge(X, m=16):
 
 
 def learners():
-    """The learners of the demo, each at its defaults."""
+    """The learners of the demo, each at its defaults (seeded: SDROGD's Oja
+    sketch starts from random directions)."""
     return {
         "SGDClassifier (hinge)": SGDClassifier(random_state=0),
-        "SON (default)": SketchedOnlineClassifier(),
-        "FD-SON, m=10": SketchedOnlineClassifier(sketch="fast_fd"),
-        "ADA-FFD, tau=10": SketchedOnlineClassifier("ada_fd"),
-        "SDROGD, l=10": SketchedOnlineClassifier("sdrogd"),
-        "diagonal AdaGrad": SketchedOnlineClassifier("adagrad"),
+        "SON (default)": SketchedOnlineClassifier(random_state=0),
+        "FD-SON, m=10": SketchedOnlineClassifier(sketch="fast_fd", random_state=0),
+        "ADA-FFD, tau=10": SketchedOnlineClassifier("ada_fd", random_state=0),
+        "SDROGD, l=10": SketchedOnlineClassifier("sdrogd", random_state=0),
+        "diagonal AdaGrad": SketchedOnlineClassifier("adagrad", random_state=0),
     }
 
 

@@ -577,8 +577,8 @@ def test_papers_sdrogd_diverges_loudly_on_unscaled_data_that_the_default_learns(
     # by 30, eta0 / t times the scatter term overshoots (predictions ~1e18 in
     # the first pass): a ValueError, with the fitted model exactly as it was.
     X, y = make_blobs(300, n_features=8, centers=2, random_state=0)
-    paper = SDROGD(stabilize=False, feature_scaling=None)
-    model = SketchedOnlineClassifier(paper, random_state=0)
+    paper = SDROGD(batch_size=60, stabilize=False, feature_scaling=None)
+    model = SketchedOnlineClassifier(paper, sketch="fast_fd", random_state=0)
     model.partial_fit(X[:60] / 30.0, y[:60], classes=[0, 1])
     before = pickle.dumps(model)
     with pytest.raises(ValueError, match="SDROGD diverged .* a prediction reached"):

@@ -28,9 +28,14 @@ class SDROGD(BaseUpdateRule):
     hinge loss and one shared sketch (the paper's Section 6), so SDROGD models
     all classes jointly rather than one-vs-rest. Without a sketch
     (``sketch=None``) there is no scatter term and the rule is Pegasos. The
-    paper sketches with Frequent Directions; over Oja's sketch the directions
-    turn by their own curvature, as under SON's adaptive ridge, so that the
-    sketch does not depend on the scale of the sample weights.
+    paper sketches with Frequent Directions; the estimators' ``sketch='auto'``
+    is Oja's sketch (of size 10), whose directions turn by their own
+    curvature, as under SON's adaptive ridge, so that the sketch does not
+    depend on the scale of the sample weights. Measured over the 19
+    classification problems of ``benchmarks/defaults.py`` (one pass at the
+    defaults), Oja's sketch scored above fast FD's on 10 (SON's problem at
+    kappa = 10: 0.940 against 0.814; digits 0.878 against 0.848), the same
+    on 6 and lower on 3 by at most 0.013.
 
     Parameters
     ----------
@@ -134,7 +139,7 @@ class SDROGD(BaseUpdateRule):
         "stabilize": ["boolean"],
         "feature_scaling": [StrOptions({"standardize"}), None],
     }
-    _default_sketch = "fast_fd"
+    _default_sketch = "oja"
     _sketch_use = "optional"
     _classification_only = True
     _joint_multiclass = True
