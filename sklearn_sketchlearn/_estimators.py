@@ -687,8 +687,11 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         Print the progressive metrics after each pass.
     class_weight : dict, 'balanced' or None, default=None
         Weights of the classes, multiplying the sample weights; 'balanced' uses
-        ``n_samples / (n_classes * np.bincount(y))`` and is not available in
-        :meth:`partial_fit`.
+        ``n_samples / (n_classes * np.bincount(y))`` over the labels given to
+        :meth:`fit`. :meth:`partial_fit` continues with those weights after
+        :meth:`fit` (``SGDClassifier`` recomputes them from each chunk, and a
+        chunk without some class then raises) and refuses 'balanced' on a
+        stream it starts, where no labels but the chunk's are known.
 
     Attributes
     ----------
@@ -824,6 +827,8 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
             rng = random_state if self.shuffle else None
             self._learn(X_checked, y_checked, sample_weight, class_weight,
                         n_epochs=self.max_iter, rng=rng, all_data=True)
+            # 'balanced' weights come from all of fit's labels: partial_fit keeps them
+            self._balanced_weights = class_weight if self.class_weight == "balanced" else None
             self._published_model()  # fit leaves nothing for predict to compute
         self._warn_if_unconverged()
         return self
@@ -857,9 +862,11 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
     def _partial_fit(self, X, y, classes, sample_weight, first_call):
         if first_call and classes is None:
             raise ValueError("classes must be passed on the first call to partial_fit.")
-        if self.class_weight == "balanced":
+        balanced = getattr(self, "_balanced_weights", None) if not first_call else None
+        if self.class_weight == "balanced" and balanced is None:
             raise ValueError(
-                "class_weight 'balanced' is not supported for partial_fit. In order "
+                "class_weight 'balanced' is not supported for partial_fit on a stream it "
+                "starts (after fit, it continues with fit's weights). In order "
                 "to use 'balanced' weights, use compute_class_weight('balanced', "
                 "classes=classes, y=y). In place of y you can use a large enough "
                 "sample of the full training set target to properly estimate the "
@@ -883,7 +890,8 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
             if all_classes.size < 2:
                 raise ValueError(f"classes must hold at least two classes, got {all_classes!r}.")
         self._check_labels(y_checked, all_classes)
-        class_weight = self._class_weight(all_classes, y_checked)
+        class_weight = (balanced if self.class_weight == "balanced"
+                        else self._class_weight(all_classes, y_checked))
         sample_weight = self._check_sample_weight(sample_weight, X_checked)
         n_features = X_checked.shape[1]
         if first_call:
@@ -950,8 +958,10 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         if self._n_positive % self._multinomial_block(self._n_positive) == 0:  # a block starts
             self._block_model = self._model_from_state()
         coef, intercept, limits = self._block_model
-        margins = self._clip(safe_sparse_dot(X[order], coef.T) + intercept, limits)
-        return other_classes_margins(np.ascontiguousarray(margins.T))
+        # (margins that overflow reach the kernel as it stops: a divergence it reports)
+        with np.errstate(over="ignore", invalid="ignore"):
+            margins = self._clip(safe_sparse_dot(X[order], coef.T) + intercept, limits)
+            return other_classes_margins(np.ascontiguousarray(margins.T))
 
     def _check_labels(self, y, classes):
         """Raise if ``y`` holds a label outside ``classes``, in blocks."""

@@ -64,7 +64,9 @@ def plain_chunk(estimator, X, y):
         return None
     # a finite sum means finite entries, without an n x d temporary (an
     # overflowing sum merely sends the chunk down the full path)
-    if not np.isfinite(X.sum()) or (y.dtype.kind == "f" and not np.isfinite(y.sum())):
+    with np.errstate(over="ignore"):
+        finite = np.isfinite(X.sum()) and (y.dtype.kind != "f" or np.isfinite(y.sum()))
+    if not finite:
         return None
     return X, y
 

@@ -16,6 +16,7 @@ from sklearn.linear_model import Ridge, SGDClassifier
 from sklearn.model_selection import GridSearchCV, train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
+from sklearn.utils.class_weight import compute_class_weight
 
 from sklearn_sketchlearn import SketchedOnlineClassifier, SketchedOnlineRegressor
 from sklearn_sketchlearn.datasets import iter_minibatches
@@ -397,6 +398,28 @@ def test_bad_input_raises_and_changes_nothing(stream, name, bad):
         call(model)
     model.set_params(class_weight=None)
     assert pickle.dumps(model) == before
+
+
+@pytest.mark.parametrize("name", ["son-fast_rfd", "adagrad"])
+def test_partial_fit_after_a_balanced_fit_continues_with_its_weights(stream, name):
+    # 'balanced' is n / (n_classes * count) over fit's labels (compute_class_weight):
+    # the same model as those weights passed as a dict, through a chunk that
+    # lacks a class (whose own balance could not weight it)
+    X, y = stream
+    first = np.flatnonzero((y[:100] != 0) | (np.arange(100) % 4 == 0))  # class 0 rarer
+    X_fit, y_fit = X[first], y[first]
+    classes = np.unique(y)
+    balanced_weights = compute_class_weight("balanced", classes=classes, y=y_fit)
+    weights = dict(zip(classes, balanced_weights, strict=True))
+    assert max(weights.values()) > 1.5 * min(weights.values())
+    rest = 100 + np.flatnonzero(y[100:] != 0)
+    models = [make_model(name, class_weight=class_weight).fit(X_fit, y_fit)
+              for class_weight in ("balanced", weights, None)]
+    for model in models:
+        model.partial_fit(X[rest], y[rest])
+    balanced, explicit, unweighted = (model.coef_ for model in models)
+    np.testing.assert_array_equal(balanced, explicit)
+    assert np.abs(balanced - unweighted).max() > 1e-3 * np.abs(unweighted).max()
 
 
 @pytest.mark.parametrize(

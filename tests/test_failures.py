@@ -4,6 +4,7 @@ ValueError that leaves the estimator exactly as it was before the call."""
 import pickle
 import threading
 import time
+import warnings
 
 import numpy as np
 import pytest
@@ -56,6 +57,22 @@ def test_unchecked_nan_is_named_in_the_error(stream, make):
     with config_context(assume_finite=True):
         with pytest.raises(ValueError, match="assume_finite is set, so the input was not"):
             model.partial_fit(unchecked, y[50:])
+    assert pickle.dumps(model) == before
+
+
+def test_a_later_chunk_whose_sum_overflows_raises_only_the_learners_error(stream):
+    # a later chunk's cheap check sums it; a sum that overflows (finite entries
+    # of 1e308) sends it down the full path, without numpy's RuntimeWarning
+    X, y = stream
+    model = SketchedOnlineClassifier(random_state=0).partial_fit(X[:50], y[:50],
+                                                                 classes=[0, 1, 2])
+    huge = X[50:].copy()
+    huge[:2] = 1e308
+    before = pickle.dumps(model)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="diverged"):
+            model.partial_fit(huge, y[50:])
     assert pickle.dumps(model) == before
 
 
