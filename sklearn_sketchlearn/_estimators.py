@@ -958,7 +958,7 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         if self._n_positive % self._multinomial_block(self._n_positive) == 0:  # a block starts
             self._block_model = self._model_from_state()
         coef, intercept, limits = self._block_model
-        # (margins that overflow reach the kernel as it stops: a divergence it reports)
+        # (a margin that overflows stops the kernel, which reports the divergence)
         with np.errstate(over="ignore", invalid="ignore"):
             margins = self._clip(safe_sparse_dot(X[order], coef.T) + intercept, limits)
             return other_classes_margins(np.ascontiguousarray(margins.T))
