@@ -862,7 +862,7 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
     def _partial_fit(self, X, y, classes, sample_weight, first_call):
         if first_call and classes is None:
             raise ValueError("classes must be passed on the first call to partial_fit.")
-        balanced = getattr(self, "_balanced_weights", None) if not first_call else None
+        balanced = getattr(self, "_balanced_weights", None)  # set by fit, with the state
         if self.class_weight == "balanced" and balanced is None:
             raise ValueError(
                 "class_weight 'balanced' is not supported for partial_fit on a stream it "
