@@ -1,7 +1,7 @@
 """Shared fixtures: synthetic streams, sklearn's digits and, when the benchmark
 files of ``../shared/datasets`` are present, a9a (tests that need it skip
-cleanly on a fresh clone). The session starts by compiling every kernel on
-every core."""
+cleanly on a fresh clone). The session starts by loading every kernel, or
+compiling it where the cache lacks it, on every core."""
 
 import os
 import time
@@ -27,10 +27,12 @@ COMPILE_SECONDS = pytest.StashKey[float]()
 @pytest.hookimpl(tryfirst=True)  # before xdist starts its workers and the header is written
 def pytest_sessionstart(session):
     """Compile every pairing into numba's cache, as many at once as there are
-    cores. Compiling is most of a fresh suite's time: 386 CPU seconds, which
-    the first test of each pairing paid one core at a time; at once on 2
-    cores it takes 205 s. With a warm cache it loads, in about 5 s. The tests
-    of compiling itself use fresh caches of their own."""
+    cores. Installing the package compiled them (``build_tools/backend.py``),
+    so this loads them, in about 5 s, and compiles what an edit of the
+    kernels since then changed, which would otherwise be most of the suite's
+    time: 386 CPU seconds, which the first test of each pairing paid one core
+    at a time; at once on 2 cores it takes 205 s. The tests of compiling
+    itself use fresh caches of their own."""
     if NUMBA_OPTIONS["cache"] and not hasattr(session.config, "workerinput"):  # xdist's workers
         start = time.perf_counter()
         compile_kernels(log=lambda line: None, n_jobs=-1)
