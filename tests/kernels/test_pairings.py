@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from sklearn_sketchlearn import SketchedOnlineClassifier
+from sklearn_sketchlearn import SketchedOnlineClassifier, _compile
 from sklearn_sketchlearn._kernels._first_order import first_order_partial_fit
 
 # Trains SON and ADA-FD over fast FD on dense rows, then SON on wide CSR rows,
@@ -138,3 +138,19 @@ def test_compiling_ahead_lets_a_later_process_start_from_the_cache(tmp_path, cal
     out, stderr = fresh_process(TRAIN, tmp_path)
     assert json.loads(out) == [1, 0]
     assert "compiling" not in stderr
+
+
+@pytest.mark.parametrize("memory, container, jobs", [
+    (1e9, None, 1), (3.2e9, None, 2), (16e9, None, 10), (16e9, "max", 10), (16e9, "4000000000", 2),
+])
+def test_compiling_processes_fit_in_half_the_memory(monkeypatch, tmp_path, memory, container,
+                                                    jobs):
+    # each peaks at about 0.7 GB (PEAK_BYTES = 0.75 GB): half of the machine's
+    # memory, or of the container's limit where it has one, holds `jobs`
+    pages = {"SC_PAGE_SIZE": 4096, "SC_PHYS_PAGES": int(memory // 4096)}
+    monkeypatch.setattr(os, "sysconf", pages.__getitem__)
+    limit = tmp_path / "memory.max"
+    if container is not None:
+        limit.write_text(container + "\n")
+    monkeypatch.setattr(_compile, "CGROUP_MEMORY", str(limit))
+    assert _compile.jobs_in_half_the_memory() == jobs
