@@ -8,11 +8,14 @@ Each measurement is a fresh Python process that imports the package, builds
 ``SketchedOnlineClassifier(update_rule, sketch, random_state=0)`` and learns one
 chunk of 100 rows (``partial_fit``), numba's cache pointed at a temporary
 folder (``NUMBA_CACHE_DIR``): empty for the first process, warm for the
-second. The times are relative to a fresh process that only runs ``import
-sklearn.linear_model`` (the median of ``--repeats`` of them), since that import
-is what every scikit-learn user pays anyway. Wall-clock seconds are what a user
-waits; CPU seconds (user + system, of the process and its threads) move less
-when the machine is shared.
+second. A third process uses the installation's own cache, as a user's
+does: ``pip install`` compiled every pairing into it
+(``build_tools/backend.py``) unless told not to, and then this process
+compiles into it. The times are relative to a fresh process that only runs
+``import sklearn.linear_model`` (the median of ``--repeats`` of them), since
+that import is what every scikit-learn user pays anyway. Wall-clock seconds
+are what a user waits; CPU seconds (user + system, of the process and its
+threads) move less when the machine is shared.
 
 With ``--kernels`` the empty-cache process also records numba's compile events:
 for every compiled function its specialisations (distinct argument types), its
@@ -140,7 +143,9 @@ def measure(pairing, profile):
         cold_wall, cold_cpu, out = run_process(CHILD, [json.dumps([rule, sketch, profile])], env)
         warm_wall, warm_cpu, _ = run_process(CHILD, [json.dumps([rule, sketch, False])], env)
         sizes = cache_sizes(folder)
-    return {"cold": (cold_wall, cold_cpu), "warm": (warm_wall, warm_cpu), "sizes": sizes,
+    installed = run_process(CHILD, [json.dumps([rule, sketch, False])])[:2]
+    return {"cold": (cold_wall, cold_cpu), "warm": (warm_wall, warm_cpu),
+            "installed": installed, "sizes": sizes,
             "records": json.loads(out.strip().splitlines()[-1])}
 
 
@@ -182,14 +187,16 @@ def main(argv=None):
     print(f"bare `{BARE_IMPORT}`: {wall0:.2f} s wall, {cpu0:.2f} s CPU "
           f"(median of {args.repeats}); the times below are above it")
     print(f"{'pairing':14s} {'empty cache: wall':>17s} {'CPU':>6s} {'warm cache: wall':>16s} "
-          f"{'CPU':>6s} {'cache MB':>8s}")
+          f"{'CPU':>6s} {'installed: wall':>15s} {'CPU':>6s} {'cache MB':>8s}")
     results = {}
     for pairing in pairings:
         result = results[pairing] = measure(pairing, args.kernels)
         (cold_wall, cold_cpu), (warm_wall, warm_cpu) = result["cold"], result["warm"]
+        installed_wall, installed_cpu = result["installed"]
         size = sum(result["sizes"].values()) / 1e6
         print(f"{pairing:14s} {cold_wall - wall0:17.2f} {cold_cpu - cpu0:6.2f} "
-              f"{warm_wall - wall0:16.2f} {warm_cpu - cpu0:6.2f} {size:8.1f}", flush=True)
+              f"{warm_wall - wall0:16.2f} {warm_cpu - cpu0:6.2f} "
+              f"{installed_wall - wall0:15.2f} {installed_cpu - cpu0:6.2f} {size:8.1f}", flush=True)
         if args.kernels:
             print("\n".join(kernel_table(result)), flush=True)
     return results
