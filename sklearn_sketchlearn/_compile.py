@@ -35,8 +35,9 @@ from .update_rules import UPDATE_RULES
 # sketch, the largest, 0.53 for ADA-FD), with some room.
 PEAK_BYTES = 0.75e9
 
-# The memory limit of the container the process runs in (cgroup v2), if any.
-CGROUP_MEMORY = "/sys/fs/cgroup/memory.max"
+# Where the memory limit of the container the process runs in is, if it has
+# one: cgroup v2, then v1 (whose "no limit" is a number larger than any memory).
+CGROUP_MEMORY = ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes")
 
 # One sketch of each kind the kernels specialise on (the FD variants share one).
 SKETCH_KINDS = ["fast_fd", "oja", "rp", "exact"]
@@ -84,18 +85,19 @@ def compile_kernels(learners=None, sketches=tuple(SKETCHES), log=None, n_jobs=No
 
 def jobs_in_half_the_memory():
     """How many compiling processes fit in half the memory: the container's
-    limit (cgroup v2) where there is one, else the machine's. A machine with
-    many cores and little memory (a container) would otherwise run out of it
-    at ``n_jobs=-1``, as the install does."""
+    limit where there is one, else the machine's. A machine with many cores
+    and little memory (a container) would otherwise run out of it at
+    ``n_jobs=-1``, as the install does."""
     try:
         memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (AttributeError, ValueError, OSError):  # no sysconf (Windows)
         return os.cpu_count() or 1
-    try:
-        with open(CGROUP_MEMORY) as limit:
-            memory = min(memory, int(limit.read()))
-    except (OSError, ValueError):  # no cgroup v2, or "max"
-        pass
+    for path in CGROUP_MEMORY:
+        try:
+            with open(path) as limit:
+                memory = min(memory, int(limit.read()))
+        except (OSError, ValueError):  # no such cgroup, or v2's "max"
+            pass
     return max(1, int(memory / 2 // PEAK_BYTES))
 
 

@@ -1,7 +1,9 @@
 """What a build makes: the wheel carries numba's cache of the kernels, which
 the installed copy loads instead of compiling, and the sdist carries the
-build backend but no machine code (``build_tools/backend.py``)."""
+build backend but no machine code; how the build runs the compile
+(``build_tools/backend.py``)."""
 
+import json
 import os
 import shutil
 import subprocess
@@ -27,16 +29,25 @@ def copy_project(folder):
     return project
 
 
-def build(project, hook, out):
-    """Run the backend's ``hook`` on ``project`` (its working folder, as pip
-    runs it) without its compile step; returns the file it built."""
-    env = {**os.environ, "PYTHONPATH": str(project / "build_tools"),
-           "SKLEARN_SKETCHLEARN_COMPILE_ON_INSTALL": "0"}
-    call = f"import backend; print(backend.{hook}({str(out)!r}))"
-    done = subprocess.run([sys.executable, "-c", call], cwd=project, env=env,
-                          capture_output=True, text=True, timeout=600)
+def run_hook(project, call, **environment):
+    """Run ``backend.<call>`` on ``project`` (its working folder, as pip runs
+    it), the build environment's ``PYTHONPATH`` holding the backend only;
+    returns what it printed, and what it wrote to stderr."""
+    env = {key: value for key, value in os.environ.items() if key not in
+           ("SKLEARN_SKETCHLEARN_COMPILE_ON_INSTALL", "SKLEARN_SKETCHLEARN_NUMBA_CACHE")}
+    env.update(PYTHONPATH=str(project / "build_tools"), **environment)
+    done = subprocess.run([sys.executable, "-c", f"import backend; print(backend.{call})"],
+                          cwd=project, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
-    return out / done.stdout.strip().splitlines()[-1]
+    return done.stdout.strip().splitlines()[-1], done.stderr
+
+
+def build(project, hook, out):
+    """Build with the backend's ``hook`` without its compile step; returns the
+    file it built."""
+    built, _ = run_hook(project, f"{hook}({str(out)!r})",
+                        SKLEARN_SKETCHLEARN_COMPILE_ON_INSTALL="0")
+    return out / built
 
 
 @pytest.mark.slow
@@ -62,3 +73,45 @@ def test_the_wheel_carries_the_compiled_kernels_and_the_sdist_does_not(tmp_path)
         names = sdist.getnames()
     assert any(name.endswith("build_tools/backend.py") for name in names)
     assert not [name for name in names if name.endswith((".nbi", ".nbc"))]
+
+
+# Stands in for ``python -m sklearn_sketchlearn --compile``: records how it
+# was run, then exits with the status it is given.
+RECORDER = """
+import json, os, sys
+with open(os.environ["RECORD"], "a") as record:
+    record.write(json.dumps({"argv": sys.argv[1:], "cwd": os.getcwd(),
+                             "path": os.environ.get("PYTHONPATH"),
+                             "cache": os.environ.get("NUMBA_CACHE_DIR")}) + "\\n")
+sys.exit(int(os.environ["STATUS"]))
+"""
+
+
+@pytest.mark.parametrize("hook, cache_kept", [("build_wheel", False), ("build_editable", True)])
+@pytest.mark.skipif(not all((ROOT / name).exists() for name in PROJECT_FILES),
+                    reason="the package is installed without its project files")
+def test_the_build_compiles_where_the_package_will_run_and_survives_a_failed_compile(
+        tmp_path, hook, cache_kept):
+    project = copy_project(tmp_path)
+    (project / PACKAGE.name / "__main__.py").write_text(RECORDER)
+    record = tmp_path / "record.jsonl"
+    environment = {"RECORD": str(record), "STATUS": "1", "NUMBA_CACHE_DIR": str(tmp_path / "c")}
+    built, stderr = run_hook(project, f"{hook}({str(tmp_path)!r})", **environment)
+    assert (tmp_path / built).exists()  # built although the compile failed, and said so
+    assert "compiling failed (exit status 1)" in stderr
+    [compile_run] = [json.loads(line) for line in record.read_text().splitlines()]
+    assert compile_run["argv"] == ["--compile"] and compile_run["cwd"] == str(project)
+    # this environment imports the package: the compile uses its numba, not
+    # the build's (the backend alone on the build's PYTHONPATH is left out)
+    assert compile_run["path"] == str(project)
+    # a wheel carries the cache written into the package; an editable install
+    # runs from the sources, where NUMBA_CACHE_DIR's folder for them serves
+    assert compile_run["cache"] == (environment["NUMBA_CACHE_DIR"] if cache_kept else None)
+
+    requires, _ = run_hook(project, f"get_requires_for_{hook}()", **environment)
+    skipped, _ = run_hook(project, f"get_requires_for_{hook}()", **environment,
+                          SKLEARN_SKETCHLEARN_COMPILE_ON_INSTALL="0")
+    assert "numba>=0.59" in requires and "numba" not in skipped
+    run_hook(project, f"{hook}({str(tmp_path / 'off')!r})", **environment,
+             SKLEARN_SKETCHLEARN_COMPILE_ON_INSTALL="0")
+    assert len(record.read_text().splitlines()) == 1  # no compile

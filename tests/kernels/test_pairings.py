@@ -140,17 +140,20 @@ def test_compiling_ahead_lets_a_later_process_start_from_the_cache(tmp_path, cal
     assert "compiling" not in stderr
 
 
-@pytest.mark.parametrize("memory, container, jobs", [
-    (1e9, None, 1), (3.2e9, None, 2), (16e9, None, 10), (16e9, "max", 10), (16e9, "4000000000", 2),
+@pytest.mark.parametrize("memory, v2, v1, jobs", [
+    (1e9, None, None, 1), (3.2e9, None, None, 2), (16e9, None, None, 10),
+    (16e9, "max", None, 10), (16e9, "4000000000", None, 2),
+    (16e9, None, "9223372036854771712", 10), (16e9, None, "4000000000", 2),
 ])
-def test_compiling_processes_fit_in_half_the_memory(monkeypatch, tmp_path, memory, container,
-                                                    jobs):
+def test_compiling_processes_fit_in_half_the_memory(monkeypatch, tmp_path, memory, v2, v1, jobs):
     # each peaks at about 0.7 GB (PEAK_BYTES = 0.75 GB): half of the machine's
-    # memory, or of the container's limit where it has one, holds `jobs`
+    # memory, or of the container's limit (cgroup v2 or v1) where it has one,
+    # holds `jobs`
     pages = {"SC_PAGE_SIZE": 4096, "SC_PHYS_PAGES": int(memory // 4096)}
     monkeypatch.setattr(os, "sysconf", pages.__getitem__)
-    limit = tmp_path / "memory.max"
-    if container is not None:
-        limit.write_text(container + "\n")
-    monkeypatch.setattr(_compile, "CGROUP_MEMORY", str(limit))
+    limits = [tmp_path / "memory.max", tmp_path / "memory.limit_in_bytes"]
+    for path, limit in zip(limits, (v2, v1), strict=True):
+        if limit is not None:
+            path.write_text(limit + "\n")
+    monkeypatch.setattr(_compile, "CGROUP_MEMORY", tuple(map(str, limits)))
     assert _compile.jobs_in_half_the_memory() == jobs
