@@ -55,8 +55,8 @@ def compile_environments(in_tree):
     ``NUMBA_CACHE_DIR``."""
     build = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     environments = [{**os.environ, "PYTHONPATH": path} for path in (str(ROOT), build)]
-    for environment in environments:
-        if in_tree:
+    if in_tree:
+        for environment in environments:
             environment.pop("NUMBA_CACHE_DIR", None)
     return environments
 
