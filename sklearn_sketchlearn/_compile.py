@@ -2,8 +2,10 @@
 
 A kernel compiles at its first call in a process whose numba cache lacks it:
 10 to 25 s for each pairing of an update rule with a kind of sketch (see
-``benchmarks/startup.py``). A container image, or the workers of a cluster that
-share one installation, can pay that once, when the image is built: this
+``benchmarks/startup.py``). Installing from source pays that once, as the
+package is built (``build_tools/backend.py`` runs this command); a container
+image whose cache lives elsewhere (``NUMBA_CACHE_DIR``), or the workers of a
+cluster that share one installation, can pay it when the image is built: this
 trains every pairing on a few rows, which compiles each kernel into the cache
 with the argument types real data gives it (the estimators normalise them, so
 dense and sparse chunks share one compiled kernel), and every pairing but the
@@ -11,7 +13,7 @@ exact sketch's also on wide CSR rows, which take SON's sparse form (a kernel
 of its own: rows in the dense form compile one without it) and the running
 units' passes over a chunk's own columns, each pairing in a process of its
 own, as many at once as ``n_jobs`` allows (the command's ``--n-jobs``,
-every core by default). The cache is numba's (see
+every core by default) and half the memory holds. The cache is numba's (see
 ``_kernels._jit``): the package's ``__pycache__`` folders, or ``NUMBA_CACHE_DIR``
 when set, which the processes that train must then see too. Machine code is
 compiled for the CPU it runs on: build on the kind of machine that trains.
