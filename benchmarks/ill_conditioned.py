@@ -61,10 +61,11 @@ def learners(m=10):
             sketch=FrequentDirections(m, fast=True),
             loss="hinge")),
         "diagonal AdaGrad (log)": ([0.01, 0.03, 0.1, 0.3, 1], lambda e: SketchedOnlineClassifier(
-            DiagonalAdaGrad(eta0=e, feature_scaling=None), loss="log_loss")),
+            DiagonalAdaGrad(eta0=e, limit_steps=False, feature_scaling=None), loss="log_loss")),
         "OGD (log)": ([0.01, 0.03, 0.1, 0.3, 1], lambda e: SketchedOnlineClassifier(
             OnlineGradientDescent(eta0=e, learning_rate="invscaling", power_t=0.5,
-                                  normalized=False, feature_scaling=None),
+                                  normalized=False, limit_steps=False,
+                                  feature_scaling=None),
             loss="log_loss")),
     }
 

@@ -110,7 +110,8 @@ def rfd_learners(sizes):
     learners = {
         # AdaGrad's alpha_0 is its ridge delta; its step is 1 as in AdaGrad's paper
         "AdaGrad": lambda alpha: SketchedOnlineClassifier(
-            DiagonalAdaGrad(eta0=1.0, delta=alpha, feature_scaling=None), loss="squared_error"),
+            DiagonalAdaGrad(eta0=1.0, delta=alpha, limit_steps=False, feature_scaling=None),
+            loss="squared_error"),
         "FULL-ON": son(ExactSketch()),
     }
     for m in sizes:
@@ -210,10 +211,12 @@ def online_learners():
                    stabilize=False, feature_scaling=None),
             sketch=FrequentDirections(12, fast=True), loss="hinge")),
         "diagonal AdaGrad (log)": ([0.03, 0.1, 0.3, 1.0], lambda eta: SketchedOnlineClassifier(
-            DiagonalAdaGrad(eta0=eta, delta=1e-6, feature_scaling=None), loss="log_loss")),
+            DiagonalAdaGrad(eta0=eta, delta=1e-6, limit_steps=False, feature_scaling=None),
+            loss="log_loss")),
         "OGD (log)": ([0.1, 0.3, 1.0, 3.0], lambda eta: SketchedOnlineClassifier(
             OnlineGradientDescent(eta0=eta, learning_rate="invscaling", power_t=0.5,
-                                  normalized=False, feature_scaling=None),
+                                  normalized=False, limit_steps=False,
+                                  feature_scaling=None),
             loss="log_loss")),
     }
 
@@ -336,10 +339,12 @@ def adafd_section(quick, log):
                 regressor(AdaFD(eta0=eta, delta=delta, form=form, ridge="fixed",
                                 feature_scaling=None), sketch))
         learners[f"diagonal AdaGrad ({form})"] = lambda eta, form=form: regressor(
-            DiagonalAdaGrad(eta0=eta, delta=1e-8, form=form, feature_scaling=None))
+            DiagonalAdaGrad(eta0=eta, delta=1e-8, form=form, limit_steps=False,
+                            feature_scaling=None))
     learners["OGD"] = lambda eta: regressor(
         OnlineGradientDescent(eta0=eta, learning_rate="invscaling", power_t=0.5,
-                              normalized=False, feature_scaling=None))
+                              normalized=False, limit_steps=False,
+                              feature_scaling=None))
     learners["FD-SON, m=20"] = lambda eta: regressor(
         SketchedOnlineNewton(alpha=1.0 / eta, bound=None, **PAPER_SON),
         FrequentDirections(20, fast=True))

@@ -86,12 +86,14 @@ for form in ("mirror", "dual"):
         f"ADA-FFD, tau = {tau}": (ada_fd(FrequentDirections(tau, fast=True), form), [None]),
         "ADA-FULL": (ada_fd(ExactSketch(), form), FULL_DELTAS),
         "diagonal AdaGrad": (lambda eta, delta, form=form: regressor(
-            DiagonalAdaGrad(eta0=eta, delta=1e-8, form=form, feature_scaling=None)), [None]),
+            DiagonalAdaGrad(eta0=eta, delta=1e-8, form=form, limit_steps=False,
+                            feature_scaling=None)), [None]),
     }
 learners["mirror"]["OGD"] = (
     lambda eta, delta: regressor(
         OnlineGradientDescent(eta0=eta, learning_rate="invscaling", power_t=0.5,
-                              normalized=False, feature_scaling=None)), [None])
+                              normalized=False, limit_steps=False,
+                              feature_scaling=None)), [None])
 learners["mirror"][f"FD-SON, m = {tau}"] = (lambda eta, delta: regressor(
     SketchedOnlineNewton(alpha=1.0 / eta, bound=None, ridge="fixed", curvature="gradient",
                          feature_scaling=None), FrequentDirections(tau, fast=True)),

@@ -64,7 +64,8 @@ learners = {
     "FD-SON, m = 5": ([10, 30, 100, 300, 1000], son(5, fast_fd)),
     "FD-SON, m = 10": ([10, 30, 100, 300, 1000], son(10, fast_fd)),
     "diagonal AdaGrad": ([0.03, 0.1, 0.3, 1.0, 3.0], lambda eta0: SketchedOnlineClassifier(
-        DiagonalAdaGrad(eta0=eta0, delta=1e-6, feature_scaling=None), loss="log_loss")),
+        DiagonalAdaGrad(eta0=eta0, delta=1e-6, limit_steps=False, feature_scaling=None),
+        loss="log_loss")),
 }
 
 

@@ -7,7 +7,7 @@ import numpy as np
 
 from ._blas import axpy, dot
 from ._jit import jit
-from ._losses import loss_derivative
+from ._losses import loss_derivative, step_reach
 from ._rows import load_example
 
 
@@ -27,7 +27,7 @@ def first_order_partial_fit(chunk, state, params, decisions):
         ``(weights, gradient_sum, squared_sum, scale, norm)``, modified in place.
     params : tuple
         ``(adaptive, dual, normalized, slope_steps, loss_code, epsilon, eta0,
-        power_t, delta, fit_intercept, t_start)``. AdaGrad: ``H = delta I +
+        power_t, delta, fit_intercept, t_start, limit_steps)``. AdaGrad: ``H = delta I +
         diag(sum g^2)^{1/2}``, mirror ``beta -= eta0 H^{-1} g`` or dual ``beta
         = -eta0 H^{-1} sum g``. OGD: ``beta -= eta_t g`` with ``eta_t = eta0
         t^-power_t``, or with ``slope_steps`` ``eta_t = eta0 / (1 + sum_{s<=t}
@@ -38,7 +38,10 @@ def first_order_partial_fit(chunk, state, params, decisions):
         (a weight is multiplied by ``(s_j / s'_j)^2`` when it grows to
         ``s'_j``) and ``N = sum_t sum_j (x_tj / s_j)^2`` (``norm[0]``),
         ``beta_j -= eta_t (t / N) g_j / s_j^2``: steps that do not depend on
-        the units of any feature.
+        the units of any feature. With ``limit_steps`` a step (OGD's, or
+        AdaGrad's in mirror form) that would move the example's own
+        prediction past its minimum along the step (:func:`step_reach`) is
+        shortened to stop there.
     decisions : ndarray of shape (n_samples,)
         Filled with each example's prediction before it is learned.
 
@@ -50,9 +53,13 @@ def first_order_partial_fit(chunk, state, params, decisions):
     X, data, indices, indptr, is_sparse, order, y, sample_weight, offsets = chunk
     weights, gradient_sum, squared_sum, scale, norm = state
     (adaptive, dual, normalized, slope_steps, loss_code, epsilon, eta0, power_t, delta,
-     fit_intercept, t_start) = params
+     fit_intercept, t_start, limit_steps) = params
     n_weights = weights.shape[0]
     x = np.empty(n_weights if not is_sparse else 0)
+    longest = 0
+    for i in range(indptr.shape[0] - 1):
+        longest = max(longest, indptr[i + 1] - indptr[i])
+    rates = np.empty(n_weights if not is_sparse else longest + 1)  # each coordinate's step
     start = stop = 0
     for i in range(order.shape[0]):
         row = order[i]
@@ -91,26 +98,42 @@ def first_order_partial_fit(chunk, state, params, decisions):
                 step = eta0 * t ** (-power_t)
             if normalized:
                 step *= t / norm[0] if norm[0] > 0.0 else 0.0
+        reach = step_reach(loss_code, prediction - offsets[i], y[i], epsilon)
         if is_sparse:
             # every value written is checked here, so that the estimator need
             # not scan the d-long arrays after each block (O(d) per call)
+            moved = 0.0  # how far the step moves the prediction, per unit of slope
+            for p in range(start, stop):
+                rates[p - start] = coordinate_rate(indices[p], slope * data[p], squared_sum,
+                                                   scale, adaptive, normalized, eta0, delta, step)
+                moved += rates[p - start] * data[p] * data[p]
+            if fit_intercept:
+                rates[stop - start] = coordinate_rate(n_weights - 1, slope, squared_sum, scale,
+                                                      adaptive, normalized, eta0, delta, step)
+                moved += rates[stop - start]
+            factor = step_factor(reach, slope, moved, limit_steps and not dual)
             finite = True
             for p in range(start, stop):
-                finite &= update_coordinate(indices[p], slope * data[p], weights, gradient_sum,
-                                            squared_sum, scale, adaptive, dual, normalized,
-                                            eta0, delta, step)
+                finite &= update_coordinate(indices[p], slope * data[p], rates[p - start] * factor,
+                                            weights, gradient_sum, squared_sum, dual)
             if fit_intercept:
-                finite &= update_coordinate(n_weights - 1, slope, weights, gradient_sum,
-                                            squared_sum, scale, adaptive, dual, normalized,
-                                            eta0, delta, step)
+                finite &= update_coordinate(n_weights - 1, slope, rates[stop - start] * factor,
+                                            weights, gradient_sum, squared_sum, dual)
             if not finite:
                 return i
         elif not adaptive and not normalized:
-            axpy(-step * slope, x, weights)
+            factor = step_factor(reach, slope, step * dot(x, x), limit_steps)
+            axpy(-factor * step * slope, x, weights)
         else:
+            moved = 0.0
             for j in range(n_weights):
-                update_coordinate(j, slope * x[j], weights, gradient_sum, squared_sum, scale,
-                                  adaptive, dual, normalized, eta0, delta, step)
+                rates[j] = coordinate_rate(j, slope * x[j], squared_sum, scale, adaptive,
+                                           normalized, eta0, delta, step)
+                moved += rates[j] * x[j] * x[j]
+            factor = step_factor(reach, slope, moved, limit_steps and not dual)
+            for j in range(n_weights):
+                update_coordinate(j, slope * x[j], rates[j] * factor, weights, gradient_sum,
+                                  squared_sum, dual)
     return order.shape[0]
 
 
@@ -130,20 +153,43 @@ def normalize_coordinate(j, value, weights, scale):
 
 
 @jit
-def update_coordinate(j, gradient, weights, gradient_sum, squared_sum, scale, adaptive, dual,
-                      normalized, eta0, delta, step):
-    """Coordinate ``j`` of one OGD (step ``step``) or diagonal AdaGrad update;
-    returns whether the values written are finite."""
+def step_factor(reach, slope, moved, limit_steps):
+    """The fraction of a step to take: all of it, unless ``limit_steps`` and
+    the step, which moves the example's prediction by ``|slope| moved``,
+    would pass the example's minimum ``reach`` away (then the step stops
+    there). A step in standardized units moves a prediction by about
+    ``eta0 sum_j |x_j|`` at first, AdaGrad's (every coordinate by ``eta0``):
+    500 standardized features and ``eta0 = 0.1`` overshoot a target 40 times
+    (:math:`R^2` -31 after one pass over 210 rows, 0.10 limited; Ridge 0.24).
+    The limit is the implicit update's safeguard (Kulis & Bartlett, 2010;
+    Vowpal Wabbit's ``--invariant``), free of units: a ratio of two moves of
+    the same prediction."""
+    change = abs(slope) * moved
+    if limit_steps and change > reach:
+        return reach / change
+    return 1.0
+
+
+@jit
+def coordinate_rate(j, gradient, squared_sum, scale, adaptive, normalized, eta0, delta, step):
+    """Coordinate ``j``'s step per unit of its ``gradient`` (0 for a zero
+    gradient, which moves nothing: a zero feature may have no NG scale yet),
+    with AdaGrad's sum of squares counting the gradient."""
     if gradient == 0.0:
-        return True  # nothing moves (and a zero feature may have no NG scale yet)
+        return 0.0
     if not adaptive:
-        if normalized:
-            weights[j] -= step * gradient / (scale[j] * scale[j])
-        else:
-            weights[j] -= step * gradient
-        return np.isfinite(weights[j])
+        return step / (scale[j] * scale[j]) if normalized else step
     squared_sum[j] += gradient * gradient
-    rate = eta0 / (delta + np.sqrt(squared_sum[j]))
+    return eta0 / (delta + np.sqrt(squared_sum[j]))
+
+
+@jit
+def update_coordinate(j, gradient, rate, weights, gradient_sum, squared_sum, dual):
+    """Coordinate ``j`` of one OGD or diagonal AdaGrad update at step ``rate``
+    (:func:`coordinate_rate`, times the step's factor); returns whether the
+    values written are finite."""
+    if gradient == 0.0:
+        return True
     if dual:
         gradient_sum[j] += gradient
         weights[j] = -rate * gradient_sum[j]

@@ -99,6 +99,24 @@ def loss_curvature(code, p, y, max_step):
 
 
 @jit
+def step_reach(code, p, y, epsilon):
+    """How far a step may move the prediction ``p`` of an example towards its
+    own minimum without passing it: the distance to it (margin 1 for the
+    margin losses, the target for the squared and absolute errors, the edge of
+    the epsilon tube); for the log loss, which has no minimum, its Newton step
+    on the line, ``|l'| / l''`` with ``l''`` floored as in
+    :func:`loss_curvature` (so at most ``LOG_LOSS_MAX_STEP``)."""
+    if code == LOG_LOSS:
+        return abs(loss_derivative(code, p, y, epsilon)) / loss_curvature(
+            code, p, y, LOG_LOSS_MAX_STEP)
+    if code == SQUARED_ERROR or code == ABSOLUTE_ERROR:
+        return abs(p - y)
+    if code == EPSILON_INSENSITIVE:
+        return max(0.0, abs(p - y) - epsilon)
+    return max(0.0, 1.0 - y * p)
+
+
+@jit
 def loss_array(code, p, y, epsilon, derivative):
     """Elementwise :func:`loss_value` (or :func:`loss_derivative`) over arrays."""
     out = np.empty(p.shape[0])

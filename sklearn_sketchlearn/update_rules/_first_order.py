@@ -131,16 +131,23 @@ class OnlineGradientDescent(_FirstOrderRule):
         0.5). Values must be in the range `[0.0, inf)`.
     normalized : bool, default=True
         Whether to take NG's normalized steps; False is the papers' OGD.
+    limit_steps : bool, default=True
+        Whether a step that would move its example's own prediction past the
+        example's minimum along it stops there (see :class:`DiagonalAdaGrad`).
+        A step moves its prediction by ``eta_t |l'| q``, ``q`` its ``sum_j
+        x_j^2`` per unit of step (NG's ``(t / N_t) sum_j (x_j / s_j)^2``). False
+        is the papers' step.
     feature_scaling : {'standardize'} or None, default='standardize'
         ``'standardize'`` learns on each feature's running standardization
         and, in a regressor, on the targets divided by their running root mean
         square (see :class:`AdaFD`); None learns on the data as given. The
         papers' OGD is ``OnlineGradientDescent(eta0, learning_rate='invscaling',
-        power_t=0.5, normalized=False, feature_scaling=None)``. A classifier's
-        stream that is not centred (sparse rows, or no intercept) is left to
-        NG's own normalization, which follows the scale of each feature
-        already; a regressor's slopes are in the units of its targets, which
-        only the running units take out (sparse rows: :math:`R^2` 0.250 as
+        power_t=0.5, normalized=False, limit_steps=False,
+        feature_scaling=None)``. A classifier's stream that is not centred
+        (sparse rows, or no intercept) is left to NG's own normalization,
+        which follows the scale of each feature already; a regressor's
+        slopes are in the units of its targets, which only the running units
+        take out (sparse rows: :math:`R^2` 0.250 as
         CSR against 0.774 dense before, 0.774 both).
         Measured one pass in chunks of 100 rows (``invscaling``, default
         eta0): raw against standardized features, wine 0.630 against 1.000 as
@@ -175,16 +182,18 @@ class OnlineGradientDescent(_FirstOrderRule):
         "learning_rate": [StrOptions({"adagrad_norm", "invscaling"})],
         "power_t": [Interval(Real, 0.0, None, closed="left")],
         "normalized": ["boolean"],
+        "limit_steps": ["boolean"],
         "feature_scaling": [StrOptions({"standardize"}), None],
     }
     _running_units = True
 
     def __init__(self, eta0=1.0, *, learning_rate="adagrad_norm", power_t=0.75,
-                 normalized=True, feature_scaling="standardize"):
+                 normalized=True, limit_steps=True, feature_scaling="standardize"):
         self.eta0 = eta0
         self.learning_rate = learning_rate
         self.power_t = power_t
         self.normalized = normalized
+        self.limit_steps = limit_steps
         self.feature_scaling = feature_scaling
 
     @property
@@ -203,7 +212,7 @@ class OnlineGradientDescent(_FirstOrderRule):
     def _kernel_params(self, loss, settings):
         return (False, False, self._normalized, self.learning_rate == "adagrad_norm", loss.code,
                 settings.epsilon, float(self.eta0), float(self.power_t), 1.0,
-                settings.fit_intercept, settings.t_start)
+                settings.fit_intercept, settings.t_start, bool(self.limit_steps))
 
 
 class DiagonalAdaGrad(_FirstOrderRule):
@@ -233,11 +242,30 @@ class DiagonalAdaGrad(_FirstOrderRule):
         be in the range `(0.0, inf)`.
     form : {'mirror', 'dual'}, default='mirror'
         Composite mirror descent or dual averaging.
+    limit_steps : bool, default=True
+        Whether a mirror step that would move its example's own prediction
+        past the example's minimum along it stops there: the target for the
+        squared and absolute errors, the edge of the epsilon tube, margin 1
+        for the margin losses, and for the log loss, which has no minimum,
+        the Newton step on the line (at most a margin of 8). The step moves
+        the prediction by ``|l'| q``, ``q = eta0 sum_j x_j^2 / h_j`` with
+        ``h_j = delta + sqrt(G_jj)``; the limit scales it by ``min(1, reach /
+        (|l'| q))``, the safeguard of implicit updates (Kulis & Bartlett,
+        2010; Vowpal Wabbit's ``--invariant``), a ratio of two moves of the
+        same prediction, free of units. The first step of each coordinate is
+        ``eta0`` whatever its gradient, so in standardized units a step moves
+        a prediction by about ``eta0 sum_j |x_j|``, and wide data overshoot.
+        Measured on 210 rows of 500 Gaussian features, 20 informative (four
+        seeds): one pass in chunks of 100 reached :math:`R^2` -13 to -30
+        unlimited, -0.31 to 0.19 limited; ``fit`` -2.0 to -6.4 unlimited,
+        0.12 to 0.40 limited, where ``Ridge()`` reaches 0.14 to 0.38. Dual
+        averaging has no step to limit. False is the paper's step.
     feature_scaling : {'standardize'} or None, default='standardize'
         ``'standardize'`` learns on each feature's running standardization
         and, in a regressor, on the targets divided by their running root mean
         square, so that ``eta0`` and ``delta`` are unit-free numbers (see
-        :class:`AdaFD`); None learns on the data as given (the paper's ADA-DIAG).
+        :class:`AdaFD`); None learns on the data as given (the paper's ADA-DIAG, with
+        ``limit_steps=False``).
 
     See Also
     --------
@@ -266,17 +294,20 @@ class DiagonalAdaGrad(_FirstOrderRule):
         "eta0": [Interval(Real, 0.0, None, closed="neither")],
         "delta": [Interval(Real, 0.0, None, closed="neither")],
         "form": [StrOptions({"mirror", "dual"})],
+        "limit_steps": ["boolean"],
         "feature_scaling": [StrOptions({"standardize"}), None],
     }
     _running_units = True
 
-    def __init__(self, eta0=0.1, *, delta=1.0, form="mirror", feature_scaling="standardize"):
+    def __init__(self, eta0=0.1, *, delta=1.0, form="mirror", limit_steps=True,
+                 feature_scaling="standardize"):
         self.eta0 = eta0
         self.delta = delta
         self.form = form
+        self.limit_steps = limit_steps
         self.feature_scaling = feature_scaling
 
     def _kernel_params(self, loss, settings):
         return (True, self.form == "dual", False, False, loss.code, settings.epsilon,
                 float(self.eta0), 0.0, float(self.delta), settings.fit_intercept,
-                settings.t_start)
+                settings.t_start, bool(self.limit_steps))

@@ -458,11 +458,13 @@ def ada_ffd(X, y, sample_weight, *, tau, loss, eta, delta, dual, regularized=Fal
 @as_if_left_out
 def first_order(X, y, sample_weight, *, loss, adaptive, eta0, power_t=0.5, delta=1e-6,
                 dual=False, fit_intercept=True, epsilon=0.1, normalized=False, offsets=None,
-                learning_rate="invscaling"):
+                learning_rate="invscaling", limit_steps=False):
     """OGD (``eta0 / t^power_t``, or ``eta0 / (1 + sum of the squared slopes /
     D)^power_t`` for ``learning_rate='adagrad_norm'``; NG's normalized steps if
     ``normalized``) or diagonal AdaGrad, one example at a time; the loss at ``p
-    - offsets[t]``."""
+    - offsets[t]``. ``limit_steps``: a (mirror) step that would move the
+    example's own prediction past its minimum along the step
+    (:func:`step_reach`) stops there."""
     loss = LOSSES[loss]
     offsets = np.zeros(len(y)) if offsets is None else offsets
     n, d = X.shape
@@ -488,17 +490,40 @@ def first_order(X, y, sample_weight, *, loss, adaptive, eta0, power_t=0.5, delta
                 step = eta0 * (1.0 + np.sum(np.square(slopes)) / D) ** (-power_t)
             else:
                 step = eta0 * (t + 1) ** (-power_t)
+            rates = np.full(D, step)  # the step per unit of gradient, by coordinate
             if normalized:
                 seen = scale > 0
-                beta[seen] -= step * (t + 1) / N * g[seen] / scale[seen] ** 2
-            else:
-                beta = beta - step * g
-            continue
-        squared_sum += g**2
-        gradient_sum += g
-        H = delta + np.sqrt(squared_sum)
-        beta = -eta0 * gradient_sum / H if dual else beta - eta0 * g / H
+                rates = np.where(seen, step * (t + 1) / N / np.where(seen, scale, 1.0) ** 2, 0.0)
+        else:
+            squared_sum += g**2
+            gradient_sum += g
+            rates = eta0 / (delta + np.sqrt(squared_sum))
+            if dual:
+                beta = -rates * gradient_sum
+                continue
+        shift = -rates * g
+        if limit_steps:  # the step's own move of the prediction, and how far it may go
+            move = abs(shift @ x)
+            reach = step_reach(loss.name, predictions[t] - offsets[t], y[t], epsilon)
+            shift *= min(1.0, reach / move) if move > reach else 1.0
+        beta = beta + shift
     return beta, predictions
+
+
+def step_reach(loss, p, y, epsilon):
+    """How far an example's prediction ``p`` is from the loss's minimum, from
+    the definitions: ``l(p, y)`` is smallest at ``p = y`` (squared, absolute),
+    within ``epsilon`` of ``y`` (epsilon-insensitive), at any margin ``y p >=
+    1`` (hinge, squared hinge, modified Huber); the log loss has none, and
+    its Newton step on the line, ``|l'| / l''`` with ``l' = -y sigma(-z)``
+    and ``l'' = sigma(z) sigma(-z)`` (``z = y p``), is taken at most 8 long."""
+    if loss == "log_loss":  # |l'| / l'' = 1 / sigma(z) = 1 + exp(-z)
+        return min(1.0 + np.exp(min(-y * p, 50.0)), 8.0)
+    if loss in ("squared_error", "absolute_error"):
+        return abs(p - y)
+    if loss == "epsilon_insensitive":
+        return max(0.0, abs(p - y) - epsilon)
+    return max(0.0, 1.0 - y * p)
 
 
 @as_if_left_out

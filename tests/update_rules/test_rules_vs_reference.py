@@ -6,6 +6,7 @@ import pytest
 import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.linear_model import Ridge
+from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
 
 from sklearn_sketchlearn import SketchedOnlineClassifier, SketchedOnlineRegressor
@@ -381,9 +382,39 @@ def test_first_order(data, rule, adaptive, dual, sparse):
         X, np.where(labels == 1, 1.0, -1.0), weights, loss="log_loss", adaptive=adaptive,
         eta0=rule.eta0, power_t=getattr(rule, "power_t", 0.5), delta=getattr(rule, "delta", 1.0),
         dual=dual, normalized=getattr(rule, "normalized", False),
-        learning_rate=getattr(rule, "learning_rate", "invscaling"),
+        learning_rate=getattr(rule, "learning_rate", "invscaling"), limit_steps=rule.limit_steps,
     )
     check_against(model, X, labels, weights, expected, predictions, LOSSES["log_loss"], sparse)
+
+
+@pytest.mark.parametrize("loss", sorted(LOSSES))
+@pytest.mark.parametrize("rule", [
+    OnlineGradientDescent(eta0=5.0, learning_rate="invscaling", normalized=False,
+                          feature_scaling=None),
+    OnlineGradientDescent(eta0=50.0, feature_scaling=None),
+    DiagonalAdaGrad(eta0=3.0, delta=0.1, feature_scaling=None)], ids=["ogd", "ng", "adagrad"])
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+def test_limited_first_order_steps(data, rule, loss, sparse):
+    # steps large enough that most pass their example's minimum, for every loss
+    X, labels, weights = data
+    regression = LOSSES[loss].task == "regression" or loss == "squared_error"
+    targets = X @ np.arange(1.0, 6.0) + 0.5 if regression else np.where(labels == 1, 1.0, -1.0)
+    model = (SketchedOnlineRegressor(rule, loss=loss, epsilon=0.2) if regression
+             else SketchedOnlineClassifier(rule, loss=loss))
+    # a regressor learns its targets less the first one (of a positive weight)
+    first = targets[np.flatnonzero(weights > 0)[0]] if regression else 0.0
+    expected, unlimited = (first_order(
+        X, targets - first, weights, loss=loss, adaptive=isinstance(rule, DiagonalAdaGrad),
+        eta0=rule.eta0, power_t=getattr(rule, "power_t", 0.5), delta=getattr(rule, "delta", 1.0),
+        epsilon=0.2, normalized=getattr(rule, "normalized", False),
+        learning_rate=getattr(rule, "learning_rate", "invscaling"), limit_steps=limit)
+        for limit in (True, False))
+    (expected, predictions), unlimited = expected, unlimited[0]
+    assert not np.allclose(expected, unlimited, rtol=1e-3)  # the limit binds
+    expected[-1] += first
+    predictions += first
+    check_against(model, X, targets if regression else labels, weights, expected, predictions,
+                  LOSSES[loss], sparse, epsilon=0.2)
 
 
 def duplicated_unsorted_csr(X):
@@ -543,3 +574,23 @@ def test_son_fit_grows_the_log_loss_prior_with_its_passes(sketch, monkeypatch):
                         lambda rule, sketch, loss, epoch=0: first_pass_prior(rule, sketch, loss))
     flat = clone(model).fit(X, labels)
     assert not np.allclose(weights_of(flat), weights_of(model), rtol=1e-3)
+
+
+def test_limited_adagrad_steps_learn_wide_data_where_unlimited_ones_overshoot():
+    # 500 standardized features: AdaGrad's first step moves a prediction by
+    # about eta0 sum_j |x_j| = 40 targets
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((300, 500))
+    y = X[:, :20] @ rng.standard_normal(20) + 0.5 * rng.standard_normal(300)
+    X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, random_state=0)
+    one_pass, fitted = {}, {}
+    for limit in (True, False):
+        model = SketchedOnlineRegressor(DiagonalAdaGrad(limit_steps=limit), random_state=0)
+        for begin in range(0, len(y_train), 100):
+            model.partial_fit(X_train[begin:begin + 100], y_train[begin:begin + 100])
+        one_pass[limit] = model.score(X_test, y_test)
+        fitted[limit] = clone(model).fit(X_train, y_train).score(X_test, y_test)
+    ridge = Ridge().fit(X_train, y_train).score(X_test, y_test)
+    assert one_pass[False] < -5.0 and fitted[False] < -1.0  # the papers' step overshoots
+    assert one_pass[True] > -0.5  # one pass over 210 rows of 500 features
+    assert fitted[True] > ridge - 0.1
