@@ -51,11 +51,11 @@ def learners(m=10):
         "FULL-ON (squared, no proj.)": ([100, 300, 1000], lambda a: SketchedOnlineClassifier(
             son(alpha=a, bound=None), sketch=ExactSketch(), loss="squared_error")),
         "ADA-FFD (log)": ([0.01, 0.03, 0.1, 0.3, 1], lambda e: SketchedOnlineClassifier(
-            AdaFD(eta0=e, ridge="fixed", feature_scaling=None),
+            AdaFD(eta0=e, ridge="fixed", limit_steps=False, feature_scaling=None),
             sketch=FrequentDirections(m, fast=True), loss="log_loss")),
         "ADA-FD (log)": ([0.01, 0.03, 0.1, 0.3, 1], lambda e: SketchedOnlineClassifier(
-            AdaFD(eta0=e, ridge="fixed", feature_scaling=None), sketch=FrequentDirections(m),
-            loss="log_loss")),
+            AdaFD(eta0=e, ridge="fixed", limit_steps=False, feature_scaling=None),
+            sketch=FrequentDirections(m), loss="log_loss")),
         "SDROGD (hinge)": ([0.01, 0.1, 1.0], lambda e: SketchedOnlineClassifier(
             SDROGD(eta0=e, batch_size=60, feature_scaling=None),
             sketch=FrequentDirections(m, fast=True),

@@ -204,7 +204,7 @@ def online_learners():
         "Oja-SON (log, m=20)": ([1, 10, 100, 1000], son(OjaSketch(20, random_state=0),
                                                          "log_loss")),
         "ADA-FFD (log, tau=20)": ([0.01, 0.03, 0.1, 0.3], lambda eta: SketchedOnlineClassifier(
-            AdaFD(eta0=eta, ridge="fixed", feature_scaling=None),
+            AdaFD(eta0=eta, ridge="fixed", limit_steps=False, feature_scaling=None),
             sketch=FrequentDirections(20, fast=True), loss="log_loss")),
         "SDROGD (hinge, l=12)": ([0.01, 0.1, 1.0], lambda eta: SketchedOnlineClassifier(
             SDROGD(alpha=0.0, eta0=eta, within_class_weight=0.3, batch_size=60,
@@ -337,7 +337,7 @@ def adafd_section(quick, log):
             learners[f"{name}, tau=20 ({form})"] = (
                 lambda eta, form=form, delta=delta, sketch=sketch:
                 regressor(AdaFD(eta0=eta, delta=delta, form=form, ridge="fixed",
-                                feature_scaling=None), sketch))
+                                limit_steps=False, feature_scaling=None), sketch))
         learners[f"diagonal AdaGrad ({form})"] = lambda eta, form=form: regressor(
             DiagonalAdaGrad(eta0=eta, delta=1e-8, form=form, limit_steps=False,
                             feature_scaling=None))
@@ -376,7 +376,7 @@ def adafd_section(quick, log):
               f"{'/ ADA-FULL':>10s}"]
     for tau in (20, 40) if quick else (20, 40, 80):
         value, delta = min((regret(regressor(AdaFD(eta0=eta, delta=delta, ridge="fixed",
-                                                   feature_scaling=None),
+                                                   limit_steps=False, feature_scaling=None),
                                              FrequentDirections(tau, fast=True))), delta)
                            for eta in etas for delta in FULL_DELTAS)
         lines.append(f"{f'tau={tau}':28s} {value:10.1f} {delta:9g} {value / reference:10.2f}")

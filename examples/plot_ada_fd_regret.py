@@ -75,7 +75,7 @@ def ada_fd(sketch, form):
     """ADA-FD over ``sketch``; ``delta=None`` is the paper's default for the form."""
     return lambda eta, delta=None: regressor(
         AdaFD(eta0=eta, delta=DELTA[form] if delta is None else delta, form=form, ridge="fixed",
-              feature_scaling=None), sketch)
+              limit_steps=False, feature_scaling=None), sketch)
 
 
 # name -> (factory of (eta, delta), the deltas to try)

@@ -58,7 +58,8 @@ CLASSIFIERS = [
 ]
 # expected to fail check_class_weight_classifiers (see expected_failed_checks)
 OGD_SLOW_DECAY = SketchedOnlineClassifier(
-    OnlineGradientDescent(learning_rate="invscaling", power_t=0.5), random_state=0)
+    OnlineGradientDescent(learning_rate="invscaling", power_t=0.5, limit_steps=False),
+    random_state=0)
 REGRESSORS = [
     SketchedOnlineRegressor(random_state=0),
     SketchedOnlineRegressor(SketchedOnlineNewton(bound=None), sketch="exact", random_state=0),

@@ -40,7 +40,7 @@ from ._learner_sketch import (
     missed_per_direction,
     sketch_append,
 )
-from ._losses import loss_derivative
+from ._losses import loss_derivative, step_factor
 from ._lowrank import rounding_level, spectrum_weights
 from ._rows import load_example
 from ._sketch_updates import EXACT, FREQUENT_DIRECTIONS, OJA, RANDOM_PROJECTION
@@ -253,8 +253,11 @@ def ada_fd_pass(kind, chunk, state, params, decisions):
         form (``_ada_fd_sparse``), not read here.
     params : tuple
         ``(rank, regularized, sketch_ridge, loss_code, epsilon, eta, delta,
-        dual, oja_eta0, oja_constant, fit_intercept, missed, sparse)``
-        (``sparse``: CSR rows take the sparse form, ``_ada_fd_sparse``). The sketch's
+        dual, oja_eta0, oja_constant, fit_intercept, missed, limit_steps,
+        sparse)`` (``limit_steps``: a mirror step that would move the
+        example's prediction past its minimum stops there,
+        :func:`~._losses.step_factor`; ``sparse``, last: CSR rows take the
+        sparse form, ``_ada_fd_sparse``). The sketch's
         Gram estimate is ``rho I + S^T S`` with ``rho = sketch_ridge +
         regularized * shrinkage / 2`` (RFD's ``alpha``; FD's whole shrink with
         ``regularized = 2``), plus for Oja and random projections, when
@@ -279,6 +282,7 @@ def ada_fd_pass(kind, chunk, state, params, decisions):
      gram_eigenvalues, gram_eigenvectors) = state[:11]
     (rank, regularized, sketch_ridge, loss_code, epsilon, eta, delta, dual,
      oja_eta0, oja_constant, fit_intercept, missed) = params[:12]
+    limit_steps = params[12]
 
     n_features = weights.shape[0]
     capacity = rows.shape[0]
@@ -350,7 +354,9 @@ def ada_fd_pass(kind, chunk, state, params, decisions):
         elif slope != 0.0:
             adagrad_solve(kind, rows, spectrum, gram_eigenvectors, dense, factor, n_rows,
                           counts[0], rho, delta, x, projected, work, solved)
-            axpy(-eta * slope, solved, weights)
+            limit = step_factor(loss_code, prediction - offsets[i], target, epsilon, slope,
+                                eta * dot(x, solved), limit_steps)
+            axpy(-eta * slope * limit, solved, weights)
 
         if full and not shrink_first and not dual:
             counts[0] = fd_shrink_and_project(rows, gram, floats, n_rows, rank, x, projected)

@@ -48,7 +48,7 @@ from ._blas import axpy, copy_block, copy_into, dot, matvec
 from ._bordered_eigh import bordered_eigh_update
 from ._jit import jit
 from ._learner_sketch import missed_per_direction
-from ._losses import loss_derivative
+from ._losses import loss_derivative, step_factor
 from ._lowrank import spectrum_weights
 from ._sketch_updates import FREQUENT_DIRECTIONS, RANDOM_PROJECTION, rp_draw, rp_gram_update
 from ._son_sparse import (
@@ -138,7 +138,7 @@ def ada_fd_sparse_pass(kind, chunk, state, params, decisions):
      gram_eigenvalues, gram_eigenvectors, sketch_weights, form, touched, versions, maps,
      folds, slot_gradient_sum) = state
     (rank, regularized, sketch_ridge, loss_code, epsilon, eta, delta, dual,
-     oja_eta0, oja_constant, fit_intercept, missed, sparse) = params
+     oja_eta0, oja_constant, fit_intercept, missed, limit_steps, sparse) = params
 
     n_features = weights.shape[0]
     capacity = rows.shape[0]
@@ -267,6 +267,13 @@ def ada_fd_sparse_pass(kind, chunk, state, params, decisions):
             psi, c = spectrum_weights(gram_eigenvalues[:n_rows], rho, delta, 0.5)
             along_rows(gram_eigenvectors, psi, projected, -eta * slope, n_rows, row_coefficients)
             x_coefficient = eta * slope / c
+            # the step moves the prediction by -x_coefficient |x|^2 + (S x)^T row_coefficients
+            moved = (x_coefficient * squared_norm
+                     - dot(projected[:n_rows], row_coefficients[:n_rows])) / slope
+            limit = step_factor(loss_code, prediction - offsets[i], y[i], epsilon, slope, moved,
+                                limit_steps)
+            x_coefficient *= limit
+            row_coefficients[:n_rows] *= limit
             if kind == RANDOM_PROJECTION:  # the new rows carry shifts x^T on the old ones
                 x_coefficient -= dot(shifts[:n_rows], row_coefficients[:n_rows])
             if not sparse_step(columns, weights, sketch_weights, cols, vals, nnz,

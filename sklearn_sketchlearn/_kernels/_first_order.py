@@ -7,7 +7,7 @@ import numpy as np
 
 from ._blas import axpy, dot
 from ._jit import jit
-from ._losses import loss_derivative, step_reach
+from ._losses import loss_derivative, step_factor
 from ._rows import load_example
 
 
@@ -40,8 +40,8 @@ def first_order_partial_fit(chunk, state, params, decisions):
         ``beta_j -= eta_t (t / N) g_j / s_j^2``: steps that do not depend on
         the units of any feature. With ``limit_steps`` a step (OGD's, or
         AdaGrad's in mirror form) that would move the example's own
-        prediction past its minimum along the step (:func:`step_reach`) is
-        shortened to stop there.
+        prediction past its minimum along the step is shortened to stop
+        there (:func:`~._losses.step_factor`).
     decisions : ndarray of shape (n_samples,)
         Filled with each example's prediction before it is learned.
 
@@ -87,8 +87,8 @@ def first_order_partial_fit(chunk, state, params, decisions):
         if not np.isfinite(prediction):
             return i
         decisions[i] = prediction
-        slope = sample_weight[i] * loss_derivative(loss_code, prediction - offsets[i], y[i],
-                                                     epsilon)
+        margin = prediction - offsets[i]  # (a multinomial class's, against the others)
+        slope = sample_weight[i] * loss_derivative(loss_code, margin, y[i], epsilon)
         step = 0.0  # OGD's step
         if not adaptive:
             if slope_steps:
@@ -98,7 +98,6 @@ def first_order_partial_fit(chunk, state, params, decisions):
                 step = eta0 * t ** (-power_t)
             if normalized:
                 step *= t / norm[0] if norm[0] > 0.0 else 0.0
-        reach = step_reach(loss_code, prediction - offsets[i], y[i], epsilon)
         if is_sparse:
             # every value written is checked here, so that the estimator need
             # not scan the d-long arrays after each block (O(d) per call)
@@ -111,7 +110,8 @@ def first_order_partial_fit(chunk, state, params, decisions):
                 rates[stop - start] = coordinate_rate(n_weights - 1, slope, squared_sum, scale,
                                                       adaptive, normalized, eta0, delta, step)
                 moved += rates[stop - start]
-            factor = step_factor(reach, slope, moved, limit_steps and not dual)
+            factor = step_factor(loss_code, margin, y[i], epsilon, slope, moved,
+                                 limit_steps and not dual)
             finite = True
             for p in range(start, stop):
                 finite &= update_coordinate(indices[p], slope * data[p], rates[p - start] * factor,
@@ -122,7 +122,8 @@ def first_order_partial_fit(chunk, state, params, decisions):
             if not finite:
                 return i
         elif not adaptive and not normalized:
-            factor = step_factor(reach, slope, step * dot(x, x), limit_steps)
+            factor = step_factor(loss_code, margin, y[i], epsilon, slope, step * dot(x, x),
+                                 limit_steps)
             axpy(-factor * step * slope, x, weights)
         else:
             moved = 0.0
@@ -130,7 +131,8 @@ def first_order_partial_fit(chunk, state, params, decisions):
                 rates[j] = coordinate_rate(j, slope * x[j], squared_sum, scale, adaptive,
                                            normalized, eta0, delta, step)
                 moved += rates[j] * x[j] * x[j]
-            factor = step_factor(reach, slope, moved, limit_steps and not dual)
+            factor = step_factor(loss_code, margin, y[i], epsilon, slope, moved,
+                                 limit_steps and not dual)
             for j in range(n_weights):
                 update_coordinate(j, slope * x[j], rates[j] * factor, weights, gradient_sum,
                                   squared_sum, dual)
@@ -150,24 +152,6 @@ def normalize_coordinate(j, value, weights, scale):
             weights[j] *= ratio * ratio
         scale[j] = magnitude
     return (value / scale[j]) ** 2
-
-
-@jit
-def step_factor(reach, slope, moved, limit_steps):
-    """The fraction of a step to take: all of it, unless ``limit_steps`` and
-    the step, which moves the example's prediction by ``|slope| moved``,
-    would pass the example's minimum ``reach`` away (then the step stops
-    there). A step in standardized units moves a prediction by about
-    ``eta0 sum_j |x_j|`` at first, AdaGrad's (every coordinate by ``eta0``):
-    500 standardized features and ``eta0 = 0.1`` overshoot a target 40 times
-    (:math:`R^2` -31 after one pass over 210 rows, 0.10 limited; Ridge 0.24).
-    The limit is the implicit update's safeguard (Kulis & Bartlett, 2010;
-    Vowpal Wabbit's ``--invariant``), free of units: a ratio of two moves of
-    the same prediction."""
-    change = abs(slope) * moved
-    if limit_steps and change > reach:
-        return reach / change
-    return 1.0
 
 
 @jit

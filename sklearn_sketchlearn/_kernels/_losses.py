@@ -117,6 +117,25 @@ def step_reach(code, p, y, epsilon):
 
 
 @jit
+def step_factor(code, p, y, epsilon, slope, moved, limit_steps):
+    """The fraction of a first-order step to take: all of it, unless
+    ``limit_steps`` and the step, which moves the example's prediction ``p``
+    by ``|slope| moved``, would pass the example's minimum (:func:`step_reach`);
+    then the step stops there. This is the safeguard of implicit updates
+    (Kulis & Bartlett, 2010; Vowpal Wabbit's ``--invariant``), a ratio of two
+    moves of one prediction, free of units: AdaGrad-type steps in
+    standardized units move a prediction by about ``eta0`` per feature at
+    first (diagonal AdaGrad: every coordinate by ``eta0``), and on wide data
+    they overshoot their targets many times over."""
+    change = abs(slope) * moved
+    if limit_steps and change > 0.0:
+        reach = step_reach(code, p, y, epsilon)
+        if change > reach:
+            return reach / change
+    return 1.0
+
+
+@jit
 def loss_array(code, p, y, epsilon, derivative):
     """Elementwise :func:`loss_value` (or :func:`loss_derivative`) over arrays."""
     out = np.empty(p.shape[0])

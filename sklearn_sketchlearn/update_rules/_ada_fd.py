@@ -61,6 +61,17 @@ class AdaFD(SparseFormRule, BaseUpdateRule):
         not unit-free; the exact sketch misses nothing.
         ``'fixed'`` is the paper's ``delta I + (S^T S)^{1/2}`` over Oja's
         ``Gamma = gamma_t I``.
+    limit_steps : bool, default=True
+        Whether a mirror step that would move its example's own prediction
+        past the example's minimum along it stops there (as
+        :class:`DiagonalAdaGrad`'s): the step moves the prediction by ``eta
+        |l'| x^T H_t^{-1} x``, and a fresh direction's first step by about
+        ``eta |x|``, which on wide standardized data passes the target.
+        Measured with ADA-FULL (NumPy, ``eta = 0.1``) on 210 rows of 500
+        features: the median step moved its prediction 2.7 to 3.1 times as far as
+        its target, and a pass reached :math:`R^2` -0.34 to -0.74 unlimited,
+        0.06 to 0.32 limited (three seeds). Dual averaging has no step to
+        limit. False is the paper's step.
     feature_scaling : {'standardize'} or None, default='standardize'
         ``'standardize'`` learns on each feature's running standardization
         ``(x_j - c_j) / s_j`` and, in a regressor, on the targets divided by
@@ -78,8 +89,9 @@ class AdaFD(SparseFormRule, BaseUpdateRule):
     Notes
     -----
     The paper's algorithm is ``AdaFD(eta0, delta=delta, ridge='fixed',
-    feature_scaling=None)``. With an RFD sketch the square root is taken of its whole estimate
-    ``alpha I + B^T B`` of ``alpha0 I + G_t``.
+    limit_steps=False, feature_scaling=None)``. With an RFD sketch the square
+    root is taken of its whole estimate ``alpha I + B^T B`` of ``alpha0 I +
+    G_t``.
 
     On wide CSR rows the step (mirror or dual) over Frequent Directions or a
     random projection costs ``O(tau s + tau^2)`` an example for ``s`` non-zeros
@@ -117,6 +129,7 @@ class AdaFD(SparseFormRule, BaseUpdateRule):
         "delta": [Interval(Real, 0.0, None, closed="neither")],
         "form": [StrOptions({"mirror", "dual"})],
         "ridge": [StrOptions({"adaptive", "fixed"})],
+        "limit_steps": ["boolean"],
         "feature_scaling": [StrOptions({"standardize"}), None],
     }
     _default_sketch = "fast_fd"
@@ -130,11 +143,12 @@ class AdaFD(SparseFormRule, BaseUpdateRule):
     _SPARSE_FORM_SKETCHES = (FREQUENT_DIRECTIONS, RANDOM_PROJECTION)
 
     def __init__(self, eta0=0.1, *, delta=1.0, form="mirror", ridge="adaptive",
-                 feature_scaling="standardize"):
+                 limit_steps=True, feature_scaling="standardize"):
         self.eta0 = eta0
         self.delta = delta
         self.form = form
         self.ridge = ridge
+        self.limit_steps = limit_steps
         self.feature_scaling = feature_scaling
 
     def _allocate(self, sketch, n_features, loss, random_state, n_outputs):
@@ -203,7 +217,7 @@ class AdaFD(SparseFormRule, BaseUpdateRule):
         params = (
             rank, regularized, sketch_ridge, loss.code, settings.epsilon,
             float(self.eta0), float(self.delta), self.form == "dual", oja_eta0, oja_constant,
-            settings.fit_intercept, self.ridge == "adaptive", sparse,
+            settings.fit_intercept, self.ridge == "adaptive", bool(self.limit_steps), sparse,
         )
         arrays = (
             state["weights"], state["gradient_sum"], state["rows"], state["gram"],

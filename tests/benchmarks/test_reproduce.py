@@ -41,7 +41,8 @@ def test_shared_ada_full_matches_the_package(reproduce, form, delta):
     shared = reproduce.ada_full_regrets(X, y, [0.05, 0.3], {form: [delta, 2 * delta]})
     for eta in (0.05, 0.3):
         for value in (delta, 2 * delta):
-            paper = AdaFD(eta0=eta, delta=value, form=form, ridge="fixed", feature_scaling=None)
+            paper = AdaFD(eta0=eta, delta=value, form=form, ridge="fixed", limit_steps=False,
+                          feature_scaling=None)
             model = SketchedOnlineRegressor(paper,
                                             sketch=ExactSketch(), loss="absolute_error",
                                             fit_intercept=False).partial_fit(X, y)

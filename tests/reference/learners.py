@@ -361,7 +361,7 @@ def sqrtm_psd(matrix):
 
 @as_if_left_out
 def ada_fd(X, y, sample_weight, sketch, *, loss, eta, delta, dual, fit_intercept=True,
-           epsilon=0.1, adaptive_ridge=False):
+           epsilon=0.1, adaptive_ridge=False, limit_steps=False):
     """ADA-FD (Algorithms 1, 2) with H = delta I + G_hat^{1/2} solved densely.
 
     ``adaptive_ridge`` (``AdaFD(ridge='adaptive')``) adds an FD sketch's total
@@ -369,6 +369,8 @@ def ada_fd(X, y, sample_weight, sketch, *, loss, eta, delta, dual, fit_intercept
     projection's the mass of the gradients off the sketch's rows, spread over
     ``min(D, t) - m`` directions, but at least half of ``min(D, t)``; Oja's
     directions then turn by their own curvature, as under SON's adaptive ridge.
+    ``limit_steps``: a mirror step stops where it would move the example's
+    prediction past its minimum (:func:`limited`).
     """
     sketch.oja_unit_free = adaptive_ridge
     missed = 0.0
@@ -398,13 +400,15 @@ def ada_fd(X, y, sample_weight, sketch, *, loss, eta, delta, dual, fit_intercept
             gradient_sum += g
             beta = -eta * np.linalg.solve(H, gradient_sum)
         else:
-            beta = beta - eta * np.linalg.solve(H, g)
+            shift = -eta * np.linalg.solve(H, g)
+            beta = beta + (limited(shift, x, loss.name, p, y[t], epsilon) if limit_steps
+                           else shift)
     return beta, predictions
 
 
 @as_if_left_out
 def ada_ffd(X, y, sample_weight, *, tau, loss, eta, delta, dual, regularized=False, alpha0=0.0,
-            fit_intercept=True, epsilon=0.1, adaptive_ridge=False):
+            fit_intercept=True, epsilon=0.1, adaptive_ridge=False, limit_steps=False):
     """ADA-FFD as Algorithms 3 (``dual``) and 4 of Wan & Zhang write it.
 
     The sketch is ``S^T S = V M V^T``: ``V`` (d x 2 tau) holds ``r`` orthonormal
@@ -416,8 +420,9 @@ def ada_ffd(X, y, sample_weight, *, tau, loss, eta, delta, dual, regularized=Fal
     ``M = max(Sigma - sigma I, 0)``, ``V = V U``, ``r = tau - 1``, the last
     ``tau + 1`` columns zeroed. ``regularized`` adds RFD's
     ``(alpha0 + sum sigma / 2) I`` under the square root (not in the paper),
-    ``adaptive_ridge`` the whole ``(sum sigma) I`` (``AdaFD(ridge='adaptive')``).
-    Returns ``(beta, predictions, V M V^T)``.
+    ``adaptive_ridge`` the whole ``(sum sigma) I`` (``AdaFD(ridge='adaptive')``);
+    ``limit_steps`` stops a mirror step as :func:`limited` does. Returns
+    ``(beta, predictions, V M V^T)``.
     """
     loss = LOSSES[loss]
     n, d = X.shape
@@ -444,7 +449,9 @@ def ada_ffd(X, y, sample_weight, *, tau, loss, eta, delta, dual, regularized=Fal
         if dual:  # step 11
             beta = -eta * np.linalg.solve(H, g_bar)
         else:
-            beta = beta - eta * np.linalg.solve(H, g)
+            shift = -eta * np.linalg.solve(H, g)
+            beta = beta + (limited(shift, x, loss.name, predictions[t], y[t], epsilon)
+                           if limit_steps else shift)
         if r == 2 * tau:  # steps 12-15
             sigma = Sigma[tau - 1]
             M = np.diag(np.maximum(Sigma - sigma, 0.0))
@@ -502,12 +509,17 @@ def first_order(X, y, sample_weight, *, loss, adaptive, eta0, power_t=0.5, delta
                 beta = -rates * gradient_sum
                 continue
         shift = -rates * g
-        if limit_steps:  # the step's own move of the prediction, and how far it may go
-            move = abs(shift @ x)
-            reach = step_reach(loss.name, predictions[t] - offsets[t], y[t], epsilon)
-            shift *= min(1.0, reach / move) if move > reach else 1.0
+        if limit_steps:
+            shift = limited(shift, x, loss.name, predictions[t] - offsets[t], y[t], epsilon)
         beta = beta + shift
     return beta, predictions
+
+
+def limited(shift, x, loss, p, y, epsilon):
+    """A step ``shift`` of the weights, stopped where it would move the
+    example's prediction ``p`` past the loss's minimum (:func:`step_reach`)."""
+    move, reach = abs(shift @ x), step_reach(loss, p, y, epsilon)
+    return shift * reach / move if move > reach else shift
 
 
 def step_reach(loss, p, y, epsilon):

@@ -64,6 +64,9 @@ SETTINGS = {
     "defaults": ("squared_hinge", {}, True, False),
     "log-loss-weighted": ("log_loss", dict(eta0=0.5, delta=0.1), True, True),
     "hinge-fixed-ridge-no-intercept": ("hinge", dict(eta0=0.05, ridge="fixed"), False, True),
+    # steps that mostly pass their examples' minima: limited (limit_steps)
+    "long-steps-weighted": ("squared_hinge", dict(eta0=5.0), True, True),
+    "long-steps-log-loss": ("log_loss", dict(eta0=50.0, delta=0.1), True, False),
     "dual": ("squared_hinge", dict(form="dual"), True, False),
     "dual-log-loss-weighted": ("log_loss", dict(form="dual", eta0=0.5, delta=10.0), True, True),
     "dual-hinge-fixed-ridge-no-intercept": (
