@@ -404,13 +404,12 @@ def test_limited_first_order_steps(data, rule, loss, sparse):
              else SketchedOnlineClassifier(rule, loss=loss))
     # a regressor learns its targets less the first one (of a positive weight)
     first = targets[np.flatnonzero(weights > 0)[0]] if regression else 0.0
-    expected, unlimited = (first_order(
+    (expected, predictions), (unlimited, _) = (first_order(
         X, targets - first, weights, loss=loss, adaptive=isinstance(rule, DiagonalAdaGrad),
         eta0=rule.eta0, power_t=getattr(rule, "power_t", 0.5), delta=getattr(rule, "delta", 1.0),
         epsilon=0.2, normalized=getattr(rule, "normalized", False),
         learning_rate=getattr(rule, "learning_rate", "invscaling"), limit_steps=limit)
         for limit in (True, False))
-    (expected, predictions), unlimited = expected, unlimited[0]
     assert not np.allclose(expected, unlimited, rtol=1e-3)  # the limit binds
     expected[-1] += first
     predictions += first
