@@ -354,8 +354,9 @@ def ada_fd_pass(kind, chunk, state, params, decisions):
         elif slope != 0.0:
             adagrad_solve(kind, rows, spectrum, gram_eigenvectors, dense, factor, n_rows,
                           counts[0], rho, delta, x, projected, work, solved)
+            moved = eta * dot(x, solved) if limit_steps else 0.0
             limit = step_factor(loss_code, prediction - offsets[i], target, epsilon, slope,
-                                eta * dot(x, solved), limit_steps)
+                                moved, limit_steps)
             axpy(-eta * slope * limit, solved, weights)
 
         if full and not shrink_first and not dual:

@@ -122,8 +122,9 @@ def first_order_partial_fit(chunk, state, params, decisions):
             if not finite:
                 return i
         elif not adaptive and not normalized:
-            factor = step_factor(loss_code, margin, y[i], epsilon, slope, step * dot(x, x),
-                                 limit_steps)
+            # (|x|^2 only when the limit needs it: the papers' OGD costs one axpy)
+            moved = step * dot(x, x) if limit_steps else 0.0
+            factor = step_factor(loss_code, margin, y[i], epsilon, slope, moved, limit_steps)
             axpy(-factor * step * slope, x, weights)
         else:
             moved = 0.0
