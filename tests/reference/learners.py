@@ -203,15 +203,18 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
     c^2 |x|^2 / d``, and every other adaptive ridge is at least ``c^2`` (or
     ``c^2 |x|^2 / d``), one example's worth, and with ``prior_features`` and
     ``standardize`` at least the log loss's curvature at 0, 1/4, per
-    ``prior_features`` features that took units (times ``k + 1`` in the
-    ``k``-th repetition of the first ``repeated_from`` rows); over Oja's
+    ``prior_features`` features that took units (times the weight of the
+    passes so far in a repetition of the first ``repeated_from`` rows, see
+    below); over Oja's
     sketch (``oja_floor``) the ridge is
     at least half the least curvature held, ``t min Lambda / 2``, and with no
     sketch the step is through ``A + g_hat g_hat^T``. ``gauss_newton``
     sketches ``sqrt(s l''(p)) x``, the log loss's curvature floored at
     ``|l'| / max_step``. The loss is taken at ``p - offsets[t]`` (zeros by
     default). Rows from ``repeated_from`` on repeat earlier ones (``fit``'s later
-    passes): ``t`` above counts the others only (and a first curvature vector).
+    passes): ``t`` above counts the others only (and a first curvature vector),
+    and the ``k``-th repetition weighs its rows ``2^k`` (with ``eta0 = 0``;
+    else 1), so that the passes so far weigh ``2^(k+1) - 1`` (else ``k + 1``).
     ``diagonal_scaling`` feeds ``x / sqrt(D)``, ``D`` the sum of the curvature
     vectors' squares in the raw units, each entry started at ten times its
     feature's first squared non-zero (the paper: ``0.1``).
@@ -256,11 +259,14 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
         floor = one_example
         if prior_features and standardize:  # the log loss's prior, see son_ridge
             entered = np.count_nonzero(units.scale[:units.n_features])
-            passes = 1 + (t // repeated_from if repeated_from else 0)
-            floor = max(floor, passes * 0.25 * entered / prior_features)
+            floor = max(floor, passes_weight * 0.25 * entered / prior_features)
         return max(ridge, floor)
 
     for t in range(n):
+        repetition = t // repeated_from if repeated_from else 0
+        pass_weight = 2.0 ** repetition if eta0 == 0 else 1.0
+        passes_weight = 2.0 ** (repetition + 1) - 1 if eta0 == 0 else repetition + 1.0
+        weight = sample_weight[t] * pass_weight
         x = np.append(X[t], 1.0) if fit_intercept else X[t].copy()
         raw = x.copy()
         if diagonal_scaling:
@@ -298,14 +304,13 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
         # a zero gradient into a rounding-size one that takes an FD row.
         p = z - excess
         predictions[t] = p
-        slope = sample_weight[t] * loss.derivative(p - offsets[t], y[t], epsilon)
+        slope = weight * loss.derivative(p - offsets[t], y[t], epsilon)
         if gauss_newton:
-            c = np.sqrt(sample_weight[t] * newton_curvature(loss.name, p - offsets[t], y[t],
-                                                            max_step))
+            c = np.sqrt(weight * newton_curvature(loss.name, p - offsets[t], y[t], max_step))
         else:
             eta = eta0 * (t + 1) ** (-power_t) if eta0 > 0 else 0.0
             # the loss s * l has curvature sigma / s
-            sigma_t = sigma / sample_weight[t] if sample_weight[t] > 0 else 0.0
+            sigma_t = sigma / weight if weight > 0 else 0.0
             c = np.sqrt(sigma_t + eta) * slope
         ghat = c * x
         mass = ghat @ ghat

@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.base import clone
-from sklearn.linear_model import Ridge
+from sklearn.linear_model import LogisticRegression, Ridge
+from sklearn.metrics import log_loss
 from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
 
@@ -160,7 +161,8 @@ def test_son_fit_counts_a_row_it_learns_again_once(sketch):
     np.testing.assert_allclose(weights_of(model), np.atleast_2d(expected), rtol=1e-8,
                                atol=1e-10 * max(1.0, np.abs(expected).max()))
     # (the case the test is for: counting the second pass's rows as new changes the model)
-    counted, _ = son(twice, signs, weights, reference_sketch(SKETCHES[sketch], 61), **options)
+    counted, _ = son(twice, signs, np.repeat([1.0, 2.0], 30),  # the second pass's weights
+                     reference_sketch(SKETCHES[sketch], 61), **options)
     assert np.abs(counted - expected).max() > 1e-3 * np.abs(expected).max()
 
 
@@ -551,9 +553,10 @@ def test_son_log_loss_prior_counts_the_features_seen(sketch, sparse, monkeypatch
 
 @pytest.mark.parametrize("sketch", ["fast_rfd", "rp", "none"])
 def test_son_fit_grows_the_log_loss_prior_with_its_passes(sketch, monkeypatch):
-    # fit's k-th pass learns the rows a k-th time, and its prior is k times the
-    # first pass's, as the curvature of its rows is: the prior keeps its share
-    # of A_t (it enters A_t only, so a later pass's larger prior shortens its steps)
+    # fit's k-th pass (from 0) learns the rows again with weights 2^k, and its
+    # prior is 2^(k+1) - 1 times the first pass's, as the curvature of its rows
+    # so far is: the prior keeps its share of A_t (it enters A_t only, so a
+    # later pass's larger prior shortens its steps)
     monkeypatch.setattr(SketchedOnlineNewton, "_PRIOR_FEATURES", 0.5)
     rng = np.random.default_rng(4)
     X = (rng.random((30, 8)) < 0.3) * 1.0
@@ -574,6 +577,35 @@ def test_son_fit_grows_the_log_loss_prior_with_its_passes(sketch, monkeypatch):
                         lambda rule, sketch, loss, epoch=0: first_pass_prior(rule, sketch, loss))
     flat = clone(model).fit(X, labels)
     assert not np.allclose(weights_of(flat), weights_of(model), rtol=1e-3)
+
+
+def test_son_fit_passes_weights_sum_as_the_prior_grows():
+    # the closed form of the passes' weights so far against their literal sum,
+    # through the point where the weights stop doubling
+    rule, schedule = SketchedOnlineNewton(), SketchedOnlineNewton(eta0=0.1)
+    for epoch in range(SketchedOnlineNewton._PASS_WEIGHT_GROWS_UNTIL + 5):
+        assert rule._fit_weight_so_far(epoch) == sum(rule._pass_weight(j)
+                                                     for j in range(epoch + 1))
+        assert schedule._pass_weight(epoch) == 1.0
+        assert schedule._fit_weight_so_far(epoch) == epoch + 1
+    assert rule._pass_weight(1000) == 2.0 ** SketchedOnlineNewton._PASS_WEIGHT_GROWS_UNTIL
+
+
+def test_son_fit_reaches_the_log_loss_minimum(monkeypatch):
+    # the passes' doubling weights discount the curvature of the earlier ones,
+    # measured at margins since left: 10 passes over the exact sketch reach
+    # the minimum of the training log loss (LogisticRegression, C = inf: the
+    # ridge of one example's worth is all that differs), where equal weights,
+    # whose k-th pass steps 1 / k of Newton's, stay well above it
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((400, 6)) * np.array([1.0, 1.0, 1.0, 0.3, 0.1, 3.0])
+    y = (X @ np.array([2.0, -1.0, 1.0, 4.0, 10.0, 0.5]) + 0.5 * rng.logistic(size=400) > 0)
+    minimum = log_loss(y, LogisticRegression(C=np.inf, tol=1e-10, max_iter=10_000)
+                       .fit(X, y).predict_proba(X))
+    model = SketchedOnlineClassifier(sketch="exact", max_iter=10, random_state=0)
+    assert log_loss(y, model.fit(X, y).predict_proba(X)) < minimum + 1e-4
+    monkeypatch.setattr(SketchedOnlineNewton, "_pass_weight", lambda rule, epoch: 1.0)
+    assert log_loss(y, clone(model).fit(X, y).predict_proba(X)) > minimum + 1e-3
 
 
 def test_limited_adagrad_steps_learn_wide_data_where_unlimited_ones_overshoot():
