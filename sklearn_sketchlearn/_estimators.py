@@ -179,6 +179,7 @@ class _BaseSketchedOnline(BaseEstimator):
         self._progressive_sums = np.zeros(3)  # weight, weighted loss, weighted mistakes
         self.t_ = 1
         self._n_positive = 0  # examples of positive sample weight learned
+        self._fit_passes = 0  # fit's passes learned (SON weighs a pass by them)
 
     def _state_params(self):
         """The parameters the fitted state depends on, comparable across calls.
@@ -392,7 +393,7 @@ class _BaseSketchedOnline(BaseEstimator):
                     settings = ChunkSettings(bool(self.fit_intercept),
                                              float(self._epsilon()) / target_scale,
                                              self._n_positive, sparse_data, self._multinomial,
-                                             epoch)
+                                             epoch, self._fit_passes)
                     rows, kernel_order = arrays, order
                     if self._units is not None:
                         rows = row_arrays(_units.standardize(X, order, self._units))[:5]
@@ -414,6 +415,8 @@ class _BaseSketchedOnline(BaseEstimator):
                         sums += self._progress_terms(decisions, block_labels, block_weights)
                     begin = stop
                 epoch_loss = self._record_progress(sums)
+                if all_data:
+                    self._fit_passes += 1
                 if self.verbose:
                     self._report(epoch, epoch_loss, time.perf_counter() - start)
                 if self.tol is not None:

@@ -512,13 +512,17 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
         ``(rank, ridge_params, loss_code, epsilon, bound, target_bound,
         sigma, gauss_newton, eta0, power_t, oja_eta0, oja_constant,
         fit_intercept, scaling, t_start, sparse_form, target_units,
-        log_loss_max_step, repeated)``; see :func:`son_ridge` for ``ridge_params``.
+        log_loss_max_step, repeated, after_fit_passes)``; see :func:`son_ridge`
+        for ``ridge_params``.
         ``target_bound > 0`` bounds predictions by ``target_bound`` times the
         largest ``|y|`` learned so far. ``log_loss_max_step``: the log loss's
         cap on a step's move of its example's margin (``loss_curvature``).
         ``repeated``: the rows were learned before (``fit``'s later passes), so
         their curvature vectors span no new directions and are not counted in
-        ``floats[3]``.
+        ``floats[3]``. ``after_fit_passes``: ``fit`` made passes before this
+        call's rows (its later passes, a warm-started ``fit`` or a
+        ``partial_fit`` after it), so the log loss's prior may have grown since
+        the last call.
         ``sparse_form``: CSR rows take the sparse form (the caller's choice;
         never over the exact sketch or in centred units). ``target_units``:
         learn the targets in their running unit (:func:`move_target_unit`);
@@ -544,7 +548,7 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
      sketch_weights, form, touched, versions, maps, folds) = state
     (rank, ridge_params, loss_code, epsilon, bound, target_bound, sigma, gauss_newton,
      eta0, power_t, oja_eta0, oja_constant, fit_intercept, scaling, t_start, sparse_form,
-     target_units, log_loss_max_step, repeated) = params
+     target_units, log_loss_max_step, repeated, after_fit_passes) = params
     adaptive = ridge_params[3]
 
     n_features = weights.shape[0]
@@ -588,9 +592,9 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
     curvature = np.zeros((n_features, n_features) if kind == EXACT and scaling >= 2 else (0, 0))
     ridge = son_ridge(ridge_params, floats, n_features, n_directions, kind, counts, eigenvalues,
                       sketched_mass(kind, gram, counts[0], 0.0))
-    # fit's later passes grow the log loss's prior (SketchedOnlineNewton._ridge_params):
-    # until the first example refactors it, the factor may hold the last pass's ridge
-    factor_stale = repeated and ridge_params[4] > 0.0
+    # fit's passes grow the log loss's prior (SketchedOnlineNewton._ridge_params):
+    # until the first example refactors it, the factor may hold the last call's ridge
+    factor_stale = after_fit_passes and ridge_params[4] > 0.0
     nnz = 0
 
     for i in range(order.shape[0]):

@@ -19,6 +19,7 @@ class ChunkSettings(NamedTuple):
     sparse_data: bool  # CSR rows mostly zero (``_units.is_sparse_data``): not to be centred
     multinomial: bool = False  # the problems are a multinomial model's classes
     epoch: int = 0  # fit's pass, from 0; from 1 on its rows were learned before
+    passes_before: int = 0  # the passes of fit the model learned before this chunk's
 
 
 def empty_sketch_state(n_features):

@@ -111,8 +111,9 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
       margins the model has since left, is discounted by half at each pass,
       so that later passes step about half a Newton step rather than ``1 /
       (k + 1)`` of one, and ``fit`` converges to the loss's minimum (see the
-      user guide's "fit's passes"; ``partial_fit`` is a stream and weighs
-      every example as given).
+      user guide's "fit's passes"). What is learned after ``fit``, by
+      ``partial_fit`` or a warm-started ``fit``, weighs as ``fit``'s next pass
+      would; a stream that never met ``fit`` weighs its examples as given.
 
     Parameters
     ----------
@@ -269,13 +270,15 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
     # the features the stream would show, from its first example: 0.938 ->
     # 0.937 on the 20 classes, 0.961 -> 0.960), nor did a regression on text
     # (R^2 0.60 -> 0.41). fit's later passes grow the prior as they weigh their
-    # rows (_fit_weight_so_far), so that it keeps its share of the curvature:
+    # rows (_weight_so_far), so that it keeps its share of the curvature:
     # after 5 passes of equal weights the binary sets reached 0.964 / 0.958
     # against 0.958 / 0.952 with the first pass's prior (0.949 / 0.940 without
     # one).
     _PRIOR_FEATURES = 250.0
     # fit's pass k (from 0) weighs its examples 2^k, as much as all the passes
-    # before it together: the curvature of the earlier passes, measured at
+    # before it together (a later call continues the count: a warm-started
+    # fit's passes and partial_fit's chunks weigh as the next pass would):
+    # the curvature of the earlier passes, measured at
     # margins the model has since left (the log loss's l'' falls as margins
     # grow), is discounted by half at each pass, as recursive least squares'
     # forgetting factor would. With equal weights the k-th pass's Newton steps
@@ -343,31 +346,33 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
                 "eta0=0): nothing would be sketched. Set sigma or eta0 > 0."
             )
 
-    def _pass_weight(self, epoch):
-        """The weight of the examples of ``fit``'s pass ``epoch`` (from 0; see
-        ``_PASS_WEIGHT_GROWS_UNTIL``). Under the papers' step schedule (``eta0 >
-        0``) a weight enters the curvature squared, and the passes weigh the same."""
-        return 1.0 if self.eta0 > 0 else 2.0 ** min(epoch, self._PASS_WEIGHT_GROWS_UNTIL)
+    def _pass_weight(self, passes_before):
+        """The weight of the examples learned after ``passes_before`` of
+        ``fit``'s passes (see ``_PASS_WEIGHT_GROWS_UNTIL``). Under the papers'
+        step schedule (``eta0 > 0``) a weight enters the curvature squared, and
+        the passes weigh the same."""
+        return 1.0 if self.eta0 > 0 else 2.0 ** min(passes_before,
+                                                     self._PASS_WEIGHT_GROWS_UNTIL)
 
-    def _fit_weight_so_far(self, epoch):
-        """The sum of the pass weights of ``fit``'s passes 0 to ``epoch``."""
+    def _weight_so_far(self, passes_before):
+        """The sum of the pass weights of ``passes_before`` passes and the next."""
         if self.eta0 > 0:
-            return epoch + 1.0
-        growing = min(epoch, self._PASS_WEIGHT_GROWS_UNTIL)
-        return 2.0 ** (growing + 1) - 1.0 + (epoch - growing) * 2.0 ** growing
+            return passes_before + 1.0
+        growing = min(passes_before, self._PASS_WEIGHT_GROWS_UNTIL)
+        return 2.0 ** (growing + 1) - 1.0 + (passes_before - growing) * 2.0 ** growing
 
-    def _ridge_params(self, sketch, loss, epoch=0):
+    def _ridge_params(self, sketch, loss, passes_before=0):
         """``(offset, shrink_weight, relative, adaptive, prior)`` of the kernels'
-        ridge; ``prior`` is the log loss's curvature per feature seen, in
-        ``fit``'s pass ``epoch`` (from 0) as many times the first's as the
-        passes so far weigh (:meth:`_fit_weight_so_far`)."""
+        ridge; ``prior`` is the log loss's curvature per feature seen, after
+        ``passes_before`` of ``fit``'s passes as many times the first pass's as
+        the passes so far weigh (:meth:`_weight_so_far`)."""
         kind, _, regularized, sketch_ridge = sketch_kernel_params(sketch)[:4]
         if self.ridge == "fixed":
             return (self.alpha_ + sketch_ridge, 0.5 * regularized, 0.0, False, 0.0)
         prior = (loss.name == "log_loss" and kind != EXACT
                  and self.feature_scaling in ("standardize", "scale"))
         return (sketch_ridge, 0.5 * regularized, float(self.alpha_), True,
-                self._fit_weight_so_far(epoch) * LOG_LOSS_CURVATURE_AT_ZERO
+                self._weight_so_far(passes_before) * LOG_LOSS_CURVATURE_AT_ZERO
                 / self._PRIOR_FEATURES
                 if prior else 0.0)
 
@@ -422,12 +427,13 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
         sparse = bool(chunk[4]) and kind != EXACT and scaling != 2 and self._sparse_form(
             state["weights"].shape[0], state["rows"].shape[0], chunk[1].size, chunk[3].size - 1)
         params = (
-            rank, self._ridge_params(sketch, loss, settings.epoch), loss.code, settings.epsilon,
+            rank, self._ridge_params(sketch, loss, settings.passes_before), loss.code,
+            settings.epsilon,
             np.inf if self.bound_ is None else float(self.bound_), self._target_bound,
             self.sigma_, self.curvature_ == "gauss_newton", float(self.eta0),
             float(self.power_t), oja_eta0, oja_constant, settings.fit_intercept, scaling,
             settings.t_start, sparse, self._target_units, self._log_loss_max_step(settings),
-            settings.epoch > 0,
+            settings.epoch > 0, settings.passes_before > 0,
         )
         arrays = (
             state["weights"], state["rows"], state["gram"], state["cholesky"],
@@ -435,7 +441,7 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
             state["floats"], state["scale"], state["sketch_weights"], form, state["touched"],
             state["versions"], state["maps"], state["folds"],
         )
-        pass_weight = self._pass_weight(settings.epoch)
+        pass_weight = self._pass_weight(settings.passes_before)
         if pass_weight != 1.0:  # the chunk's sample weights, index 7 (son_pass)
             chunk = (*chunk[:7], chunk[7] * pass_weight, *chunk[8:])
         # rows in the dense form need no sparse form's code: a kernel without it

@@ -188,7 +188,7 @@ class RunningUnits:
 def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, power_t=0.5,
         fit_intercept=True, diagonal_scaling=False, epsilon=0.1, adaptive=False,
         gauss_newton=False, standardize=False, oja_floor=True, offsets=None, max_step=8.0,
-        repeated_from=None, prior_features=0.0):
+        repeated_from=None, stream_from=None, prior_features=0.0):
     """SON (Algorithm 1) with A = alpha_t I + S^T S solved densely.
 
     The papers' ridge is ``alpha_t = alpha + alpha0 (+ RFD's shift)``. With
@@ -215,6 +215,8 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
     passes): ``t`` above counts the others only (and a first curvature vector),
     and the ``k``-th repetition weighs its rows ``2^k`` (with ``eta0 = 0``;
     else 1), so that the passes so far weigh ``2^(k+1) - 1`` (else ``k + 1``).
+    Rows from ``stream_from`` on (a multiple of ``repeated_from``) are new, a
+    stream after ``fit``'s passes, and weigh as the next repetition would.
     ``diagonal_scaling`` feeds ``x / sqrt(D)``, ``D`` the sum of the curvature
     vectors' squares in the raw units, each entry started at ten times its
     feature's first squared non-zero (the paper: ``0.1``).
@@ -263,7 +265,9 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
         return max(ridge, floor)
 
     for t in range(n):
-        repetition = t // repeated_from if repeated_from else 0
+        repeated = bool(repeated_from) and t >= repeated_from and (
+            stream_from is None or t < stream_from)
+        repetition = (min(t, stream_from or t) // repeated_from) if repeated_from else 0
         pass_weight = 2.0 ** repetition if eta0 == 0 else 1.0
         passes_weight = 2.0 ** (repetition + 1) - 1 if eta0 == 0 else repetition + 1.0
         weight = sample_weight[t] * pass_weight
@@ -328,7 +332,7 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
                     captured = ghat @ gram @ np.linalg.solve(ridge * np.eye(D) + gram, ghat)
                 missed += max(mass - captured, 0.0)
             total += mass
-            if repeated_from is None or t < repeated_from or n_sketched == 0:
+            if not repeated or n_sketched == 0:
                 n_sketched += 1
         ghats.append(ghat.copy())
         sketch.add(ghat)

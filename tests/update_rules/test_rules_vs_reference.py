@@ -579,15 +579,40 @@ def test_son_fit_grows_the_log_loss_prior_with_its_passes(sketch, monkeypatch):
     assert not np.allclose(weights_of(flat), weights_of(model), rtol=1e-3)
 
 
+@pytest.mark.parametrize("sketch", ["fast_rfd", "rp", "none"])
+def test_son_learns_after_fit_as_its_next_pass_would(sketch, monkeypatch):
+    # new rows after fit's two passes, through partial_fit or a warm-started
+    # fit, weigh 4 as fit's third pass would, with its prior: the curvature in
+    # the state holds the passes' doubled weights
+    monkeypatch.setattr(SketchedOnlineNewton, "_PRIOR_FEATURES", 0.5)
+    rng = np.random.default_rng(6)
+    X = (rng.random((50, 8)) < 0.3) * 1.0
+    labels = np.where(X @ rng.standard_normal(8) + 0.3 * rng.standard_normal(50) > 0, 1, -1)
+    model = SketchedOnlineClassifier(SketchedOnlineNewton(feature_scaling="scale"),
+                                     sketch=SKETCHES[sketch], shuffle=False, max_iter=2,
+                                     random_state=0).fit(X[:30], labels[:30])
+    streamed = clone(model).fit(X[:30], labels[:30]).partial_fit(X[30:], labels[30:])
+    warm = model.set_params(warm_start=True, max_iter=1).fit(X[30:], labels[30:])
+    rows = np.vstack([X[:30], X[:30], X[30:]])
+    signs = np.r_[labels[:30], labels[:30], labels[30:]].astype(float)
+    expected, _ = son(rows, signs, np.ones(80), reference_sketch(SKETCHES[sketch], 9),
+                      loss="log_loss", alpha=1e-3, bound=np.inf, sigma=1.0, adaptive=True,
+                      gauss_newton=True, standardize="scale", repeated_from=30,
+                      stream_from=60, prior_features=0.5)
+    for fitted in (streamed, warm):
+        np.testing.assert_allclose(weights_of(fitted), np.atleast_2d(expected), rtol=1e-8,
+                                   atol=1e-10 * max(1.0, np.abs(expected).max()))
+
+
 def test_son_fit_passes_weights_sum_as_the_prior_grows():
     # the closed form of the passes' weights so far against their literal sum,
     # through the point where the weights stop doubling
     rule, schedule = SketchedOnlineNewton(), SketchedOnlineNewton(eta0=0.1)
     for epoch in range(SketchedOnlineNewton._PASS_WEIGHT_GROWS_UNTIL + 5):
-        assert rule._fit_weight_so_far(epoch) == sum(rule._pass_weight(j)
-                                                     for j in range(epoch + 1))
+        assert rule._weight_so_far(epoch) == sum(rule._pass_weight(j)
+                                                 for j in range(epoch + 1))
         assert schedule._pass_weight(epoch) == 1.0
-        assert schedule._fit_weight_so_far(epoch) == epoch + 1
+        assert schedule._weight_so_far(epoch) == epoch + 1
     assert rule._pass_weight(1000) == 2.0 ** SketchedOnlineNewton._PASS_WEIGHT_GROWS_UNTIL
 
 
