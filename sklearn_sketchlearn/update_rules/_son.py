@@ -277,17 +277,17 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
     _PRIOR_FEATURES = 250.0
     # fit's pass k (from 0) weighs its examples 2^k, as much as all the passes
     # before it together (a later call continues the count: a warm-started
-    # fit's passes and partial_fit's chunks weigh as the next pass would):
-    # the curvature of the earlier passes, measured at
-    # margins the model has since left (the log loss's l'' falls as margins
-    # grow), is discounted by half at each pass, as recursive least squares'
-    # forgetting factor would. With equal weights the k-th pass's Newton steps
-    # shrink as 1 / k: fit's log-loss weights grew about logarithmically and
-    # stopped far short of the minimum (SON's problem at kappa = 10, 20 passes
-    # over the exact sketch: |w| 8.0 and test accuracy 0.987, against 69.7 and
-    # 0.995 with these weights; LogisticRegression(C=100) 0.996). The growth
-    # stops here, where the first passes' curvature falls below float64's
-    # rounding of the latest's; the weights then stay, so steps shrink again.
+    # fit's passes and partial_fit's chunks weigh as the next pass would): the
+    # curvature of the earlier passes, measured at margins the model has since
+    # left (the log loss's l'' falls as margins grow), is discounted by half at
+    # each pass, as recursive least squares' forgetting factor would. With
+    # equal weights the k-th pass's Newton steps shrink as 1 / k: fit's
+    # log-loss weights grew about logarithmically and stopped far short of the
+    # minimum (SON's problem at kappa = 10, 20 passes over the exact sketch:
+    # |w| 8.0 and test accuracy 0.987, against 69.7 and 0.995 with these
+    # weights; LogisticRegression(C=100) 0.996). The growth stops here, where
+    # the first passes' curvature falls below float64's rounding of the
+    # latest's; the weights then stay, so steps shrink again.
     _PASS_WEIGHT_GROWS_UNTIL = 52
     _sketch_use = "optional"
     # 'auto' bound of a regressor: this many times the largest |y - y_1| learned.

@@ -551,6 +551,26 @@ def test_son_log_loss_prior_counts_the_features_seen(sketch, sparse, monkeypatch
     assert not np.allclose(expected, without, rtol=1e-3)  # the case the test is for
 
 
+# fit's passes under the log loss's prior, at 0.5 features (the tests set
+# _PRIOR_FEATURES) so that it binds: the reference's options, and rows of binary
+# features, whose units ('scale': the root mean square of the non-zeros) stay 1
+PRIOR_PASSES = dict(loss="log_loss", alpha=1e-3, bound=np.inf, sigma=1.0, adaptive=True,
+                    gauss_newton=True, standardize="scale", prior_features=0.5)
+
+
+def binary_rows(seed, n_rows):
+    rng = np.random.default_rng(seed)
+    X = (rng.random((n_rows, 8)) < 0.3) * 1.0
+    direction = rng.standard_normal(8)
+    return X, np.where(X @ direction + 0.3 * rng.standard_normal(n_rows) > 0, 1, -1)
+
+
+def scaled_son(sketch, **params):
+    return SketchedOnlineClassifier(SketchedOnlineNewton(feature_scaling="scale"),
+                                    sketch=SKETCHES[sketch], shuffle=False, random_state=0,
+                                    **params)
+
+
 @pytest.mark.parametrize("sketch", ["fast_rfd", "rp", "none"])
 def test_son_fit_grows_the_log_loss_prior_with_its_passes(sketch, monkeypatch):
     # fit's k-th pass (from 0) learns the rows again with weights 2^k, and its
@@ -558,23 +578,18 @@ def test_son_fit_grows_the_log_loss_prior_with_its_passes(sketch, monkeypatch):
     # so far is: the prior keeps its share of A_t (it enters A_t only, so a
     # later pass's larger prior shortens its steps)
     monkeypatch.setattr(SketchedOnlineNewton, "_PRIOR_FEATURES", 0.5)
-    rng = np.random.default_rng(4)
-    X = (rng.random((30, 8)) < 0.3) * 1.0
-    labels = np.where(X @ rng.standard_normal(8) + 0.3 * rng.standard_normal(30) > 0, 1, -1)
-    model = SketchedOnlineClassifier(SketchedOnlineNewton(feature_scaling="scale"),
-                                     sketch=SKETCHES[sketch], shuffle=False, max_iter=3,
-                                     random_state=0).fit(X, labels)
+    X, labels = binary_rows(4, 30)
+    model = scaled_son(sketch, max_iter=3).fit(X, labels)
     thrice, signs = np.vstack([X, X, X]), np.tile(labels, 3).astype(float)
-    options = dict(loss="log_loss", alpha=1e-3, bound=np.inf, sigma=1.0, adaptive=True,
-                   gauss_newton=True, standardize="scale", repeated_from=30)
     expected, _ = son(thrice, signs, np.ones(90), reference_sketch(SKETCHES[sketch], 9),
-                      prior_features=0.5, **options)
+                      repeated_from=30, **PRIOR_PASSES)
     np.testing.assert_allclose(weights_of(model), np.atleast_2d(expected), rtol=1e-8,
                                atol=1e-10 * max(1.0, np.abs(expected).max()))
     # the case the test is for: a prior that stays the first pass's size
     first_pass_prior = SketchedOnlineNewton._ridge_params
     monkeypatch.setattr(SketchedOnlineNewton, "_ridge_params",
-                        lambda rule, sketch, loss, epoch=0: first_pass_prior(rule, sketch, loss))
+                        lambda rule, sketch, loss, passes_before=0: first_pass_prior(rule, sketch,
+                                                                                     loss))
     flat = clone(model).fit(X, labels)
     assert not np.allclose(weights_of(flat), weights_of(model), rtol=1e-3)
 
@@ -585,20 +600,14 @@ def test_son_learns_after_fit_as_its_next_pass_would(sketch, monkeypatch):
     # fit, weigh 4 as fit's third pass would, with its prior: the curvature in
     # the state holds the passes' doubled weights
     monkeypatch.setattr(SketchedOnlineNewton, "_PRIOR_FEATURES", 0.5)
-    rng = np.random.default_rng(6)
-    X = (rng.random((50, 8)) < 0.3) * 1.0
-    labels = np.where(X @ rng.standard_normal(8) + 0.3 * rng.standard_normal(50) > 0, 1, -1)
-    model = SketchedOnlineClassifier(SketchedOnlineNewton(feature_scaling="scale"),
-                                     sketch=SKETCHES[sketch], shuffle=False, max_iter=2,
-                                     random_state=0).fit(X[:30], labels[:30])
+    X, labels = binary_rows(6, 50)
+    model = scaled_son(sketch, max_iter=2).fit(X[:30], labels[:30])
     streamed = clone(model).fit(X[:30], labels[:30]).partial_fit(X[30:], labels[30:])
     warm = model.set_params(warm_start=True, max_iter=1).fit(X[30:], labels[30:])
     rows = np.vstack([X[:30], X[:30], X[30:]])
     signs = np.r_[labels[:30], labels[:30], labels[30:]].astype(float)
     expected, _ = son(rows, signs, np.ones(80), reference_sketch(SKETCHES[sketch], 9),
-                      loss="log_loss", alpha=1e-3, bound=np.inf, sigma=1.0, adaptive=True,
-                      gauss_newton=True, standardize="scale", repeated_from=30,
-                      stream_from=60, prior_features=0.5)
+                      repeated_from=30, stream_from=60, **PRIOR_PASSES)
     for fitted in (streamed, warm):
         np.testing.assert_allclose(weights_of(fitted), np.atleast_2d(expected), rtol=1e-8,
                                    atol=1e-10 * max(1.0, np.abs(expected).max()))
