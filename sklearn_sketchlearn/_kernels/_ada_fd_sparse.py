@@ -267,9 +267,11 @@ def ada_fd_sparse_pass(kind, chunk, state, params, decisions):
             psi, c = spectrum_weights(gram_eigenvalues[:n_rows], rho, delta, 0.5)
             along_rows(gram_eigenvectors, psi, projected, -eta * slope, n_rows, row_coefficients)
             x_coefficient = eta * slope / c
-            # the step moves the prediction by -x_coefficient |x|^2 + (S x)^T row_coefficients
+            # the step moves the prediction by -x_coefficient |x|^2 + (S x)^T
+            # row_coefficients (computed only when the limit needs it)
             moved = (x_coefficient * squared_norm
-                     - dot(projected[:n_rows], row_coefficients[:n_rows])) / slope
+                     - dot(projected[:n_rows], row_coefficients[:n_rows])) / slope if (
+                limit_steps) else 0.0
             limit = step_factor(loss_code, prediction - offsets[i], y[i], epsilon, slope, moved,
                                 limit_steps)
             x_coefficient *= limit

@@ -355,11 +355,9 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
                                                      self._PASS_WEIGHT_GROWS_UNTIL)
 
     def _weight_so_far(self, passes_before):
-        """The sum of the pass weights of ``passes_before`` passes and the next."""
-        if self.eta0 > 0:
-            return passes_before + 1.0
-        growing = min(passes_before, self._PASS_WEIGHT_GROWS_UNTIL)
-        return 2.0 ** (growing + 1) - 1.0 + (passes_before - growing) * 2.0 ** growing
+        """The sum of the pass weights of ``passes_before`` passes and the next
+        (once per block: ``passes_before`` is at most ``fit``'s passes)."""
+        return sum(self._pass_weight(k) for k in range(passes_before + 1))
 
     def _ridge_params(self, sketch, loss, passes_before=0):
         """``(offset, shrink_weight, relative, adaptive, prior)`` of the kernels'

@@ -613,16 +613,21 @@ def test_son_learns_after_fit_as_its_next_pass_would(sketch, monkeypatch):
                                    atol=1e-10 * max(1.0, np.abs(expected).max()))
 
 
-def test_son_fit_passes_weights_sum_as_the_prior_grows():
-    # the closed form of the passes' weights so far against their literal sum,
-    # through the point where the weights stop doubling
+def test_son_fit_passes_weigh_as_much_as_all_before_them():
+    # each pass weighs one more than all the passes before it together, so
+    # the passes so far weigh 2^(k+1) - 1, until the weights stop growing; the
+    # papers' step schedule (eta0 > 0) weighs every pass 1
     rule, schedule = SketchedOnlineNewton(), SketchedOnlineNewton(eta0=0.1)
-    for epoch in range(SketchedOnlineNewton._PASS_WEIGHT_GROWS_UNTIL + 5):
-        assert rule._weight_so_far(epoch) == sum(rule._pass_weight(j)
-                                                 for j in range(epoch + 1))
-        assert schedule._pass_weight(epoch) == 1.0
-        assert schedule._weight_so_far(epoch) == epoch + 1
-    assert rule._pass_weight(1000) == 2.0 ** SketchedOnlineNewton._PASS_WEIGHT_GROWS_UNTIL
+    cap = SketchedOnlineNewton._PASS_WEIGHT_GROWS_UNTIL
+    for k in range(cap + 1):
+        assert rule._pass_weight(k) == 1.0 + (rule._weight_so_far(k - 1) if k else 0.0)
+        assert rule._weight_so_far(k) == 2.0 ** (k + 1) - 1.0
+    for k in (cap + 1, cap + 5, 1000):
+        assert rule._pass_weight(k) == 2.0 ** cap
+    beyond = 2.0 ** (cap + 1) - 1.0 + 3 * 2.0 ** cap  # (past 2^53: rounded)
+    assert rule._weight_so_far(cap + 3) == pytest.approx(beyond, rel=1e-15)
+    for k in range(10):
+        assert schedule._pass_weight(k) == 1.0 and schedule._weight_so_far(k) == k + 1.0
 
 
 def test_son_fit_reaches_the_log_loss_minimum(monkeypatch):
