@@ -504,7 +504,9 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
         not ``repeated``), the largest ``|y|`` learned, the number of examples
         seen, the exact sketch's ridge, ``|Z^T b|^2`` at the sparse form's last fold, the
         targets' unit (``target_units``; 0 until a target is not 0), the
-        count of the targets' non-zero magnitudes and their running log median.
+        count of the targets' non-zero magnitudes and their running log median,
+        the features that took units and the weight of ``fit``'s passes that
+        the exact sketch's ridge holds (``SketchedOnlineNewton._grow_floor``).
         ``sketch_weights``, ``form``, ``touched``, ``versions``, ``maps`` and
         ``folds`` hold the sparse form (``_son_sparse``), in which ``weights``
         is ``w_bar``.
@@ -521,8 +523,8 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
         their curvature vectors span no new directions and are not counted in
         ``floats[3]``. ``after_fit_passes``: ``fit`` made passes before this
         call's rows (its later passes, a warm-started ``fit`` or a
-        ``partial_fit`` after it), so the log loss's prior may have grown since
-        the last call.
+        ``partial_fit`` after it), so the ridge's floor and the log loss's
+        prior may have grown since the last call.
         ``sparse_form``: CSR rows take the sparse form (the caller's choice;
         never over the exact sketch or in centred units). ``target_units``:
         learn the targets in their running unit (:func:`move_target_unit`);
@@ -592,9 +594,13 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
     curvature = np.zeros((n_features, n_features) if kind == EXACT and scaling >= 2 else (0, 0))
     ridge = son_ridge(ridge_params, floats, n_features, n_directions, kind, counts, eigenvalues,
                       sketched_mass(kind, gram, counts[0], 0.0))
-    # fit's passes grow the log loss's prior (SketchedOnlineNewton._ridge_params):
-    # until the first example refactors it, the factor may hold the last call's ridge
-    factor_stale = after_fit_passes and ridge_params[4] > 0.0
+    # fit's passes grow the ridge's floor and the log loss's prior
+    # (SketchedOnlineNewton._grow_floor, _ridge_params): FD's and RP's factor of
+    # ridge I + S S^T may hold the last call's ridge
+    if after_fit_passes and ridge > 0.0 and (kind == FREQUENT_DIRECTIONS
+                                             or kind == RANDOM_PROJECTION):
+        factor_with_ridge(gram, counts[0] if kind == FREQUENT_DIRECTIONS else capacity, ridge,
+                          cholesky)
     nnz = 0
 
     for i in range(order.shape[0]):
@@ -637,9 +643,8 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
                               eigenvalues, sketched_mass(kind, gram, n_rows, 0.0))
             # (FD and RP factor ridge I + S S^T: a ridge that moved with no move of
             # the sketch needs the factor again)
-            sketch_moved = sketch_moved or ((factor_stale or ridge != previous) and (
+            sketch_moved = sketch_moved or (ridge != previous and (
                 kind == FREQUENT_DIRECTIONS or kind == RANDOM_PROJECTION))
-            factor_stale = False
         if sketch_moved:
             span_rows = -1
             refresh_after_rescale(kind, n_rows, gram, factor, ridge, cholesky, dense,

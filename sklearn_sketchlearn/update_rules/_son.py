@@ -97,8 +97,8 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
       full, as the exact sketch and FD's buffer hold it when they step
       (random projections, ``S + r g_hat^T``, in expectation). The exact
       sketch misses nothing
-      and keeps its ridge for good (changing it would cost a fresh ``O(d^3)``
-      factorization):
+      and keeps its ridge through a stream (changing it costs a fresh
+      ``O(d^3)`` factorization, which only ``fit``'s passes pay, once each):
       a prior worth ``alpha`` examples, ``alpha_t = alpha c_1^2`` with ``c_1^2
       = |g_hat_1|^2 / |x_1|^2`` the first curvature vector's weight per unit of
       ``|x|^2`` (each fed feature has mean square 1 in standardized units; with
@@ -111,7 +111,10 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
       margins the model has since left, is discounted by half at each pass,
       so that later passes step about half a Newton step rather than ``1 /
       (k + 1)`` of one, and ``fit`` converges to the loss's minimum (see the
-      user guide's "fit's passes"). What is learned after ``fit``, by
+      user guide's "fit's passes"). The ridge's floors, one example's
+      curvature (the exact sketch's prior) and the log loss's prior, grow as
+      the passes so far weigh, ``2^(k+1) - 1`` times the first pass's, and
+      keep their share of ``A_t``. What is learned after ``fit``, by
       ``partial_fit`` or a warm-started ``fit``, weighs as ``fit``'s next pass
       would; a stream that never met ``fit`` weighs its examples as given.
 
@@ -393,9 +396,11 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
         # examples seen, the exact sketch's ridge (the other adaptive ridges' floor:
         # one example's curvature), |w|^2 at the sparse form's last
         # fold, the targets' unit, the count and the running log median of |y|,
-        # the features that took units (the log loss's prior: son_ridge)
-        floats = np.zeros(12)
+        # the features that took units (the log loss's prior: son_ridge), the
+        # weight of fit's passes that the ridge of index 6 holds (_grow_floor)
+        floats = np.zeros(13)
         floats[6] = ridge
+        floats[12] = 1.0
         floats[0] = state["floats"][0]
         state["floats"] = floats
         state["weights"] = np.zeros(n_features)
@@ -439,6 +444,7 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
             state["floats"], state["scale"], state["sketch_weights"], form, state["touched"],
             state["versions"], state["maps"], state["folds"],
         )
+        self._grow_floor(state, kind, settings.passes_before)
         pass_weight = self._pass_weight(settings.passes_before)
         if pass_weight != 1.0:  # the chunk's sample weights, index 7 (son_pass)
             chunk = (*chunk[:7], chunk[7] * pass_weight, *chunk[8:])
@@ -446,6 +452,25 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
         # compiles in two thirds of the time
         dense_only = not sparse and not form[SPARSE]
         return partial_fit_kernel("son", kind, dense_only)(chunk, arrays, params, decisions)
+
+    def _grow_floor(self, state, kind, passes_before):
+        """Make the adaptive ridge's floor, one example's curvature (over the
+        exact sketch, the prior in ``A``), weigh as much as ``fit``'s passes so
+        far (:meth:`_weight_so_far`), as the log loss's prior does: pass ``k``
+        adds its rows' curvature with weight ``2^k``, and a floor of the first
+        pass's size would fall to ``2^-k`` of their share. ``floats[12]`` is the
+        weight the floor ``floats[6]`` holds."""
+        floats = state["floats"]
+        weight = self._weight_so_far(passes_before)
+        if self.ridge == "fixed" or floats[6] == 0.0 or floats[12] == weight:
+            return  # (the floor is set by the first curvature vector)
+        grown = floats[6] * (weight / floats[12] - 1.0)
+        if kind == EXACT:  # A = L L^T gains grown * I
+            factor = np.tril(state["dense"])
+            state["dense"][:] = np.linalg.cholesky(
+                factor @ factor.T + grown * np.eye(factor.shape[0]))
+        floats[6] += grown
+        floats[12] = weight
 
     @staticmethod
     def _log_loss_max_step(settings):

@@ -203,9 +203,9 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
     c^2 |x|^2 / d``, and every other adaptive ridge is at least ``c^2`` (or
     ``c^2 |x|^2 / d``), one example's worth, and with ``prior_features`` and
     ``standardize`` at least the log loss's curvature at 0, 1/4, per
-    ``prior_features`` features that took units (times the weight of the
-    passes so far in a repetition of the first ``repeated_from`` rows, see
-    below); over Oja's
+    ``prior_features`` features that took units; in a repetition of the first
+    ``repeated_from`` rows (see below) that floor and the exact sketch's
+    ridge are times the weight of the passes so far; over Oja's
     sketch (``oja_floor``) the ridge is
     at least half the least curvature held, ``t min Lambda / 2``, and with no
     sketch the step is through ``A + g_hat g_hat^T``. ``gauss_newton``
@@ -249,7 +249,7 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
         if not adaptive:
             return alpha + sketch.alpha0 + sketch_shift
         if sketch.kind == "exact":
-            return exact_ridge if exact_ridge is not None else 0.0
+            return passes_weight * exact_ridge if exact_ridge is not None else 0.0
         # FD misses at most what escaped it, trace(G - S^T S), with g_hat in
         escaped = missed if sketch.kind != "fd" else min(missed, max(total - np.trace(gram), 0))
         spread = escaped / max(min(D, n_sketched) - directions, min(D, n_sketched) / 2, 1)
@@ -261,8 +261,8 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
         floor = one_example
         if prior_features and standardize:  # the log loss's prior, see son_ridge
             entered = np.count_nonzero(units.scale[:units.n_features])
-            floor = max(floor, passes_weight * 0.25 * entered / prior_features)
-        return max(ridge, floor)
+            floor = max(floor, 0.25 * entered / prior_features)
+        return max(ridge, passes_weight * floor)
 
     for t in range(n):
         repeated = bool(repeated_from) and t >= repeated_from and (
