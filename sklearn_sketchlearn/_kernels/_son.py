@@ -184,6 +184,39 @@ def update_pass(weights, x, x_coefficient, rows, n_rows, row_coefficients, row_s
 
 
 @jit
+def ridge_floor(params, floats):
+    """The adaptive ridge's floor, the prior on the weights (see :func:`son_ridge`):
+    one example's curvature ``floats[6]`` (the exact sketch's ridge), and
+    ``prior`` per feature that took units."""
+    return max(floats[6], params[4] * floats[11])
+
+
+@jit
+def prior_step(kind, step, ridge, weights, rows, n_rows, cholesky, eigenvalues, factor,
+               n_sketched, dense):
+    """``w -= step A^{-1} w`` in the dense form: the Newton step on the prior's
+    growth ``step |w|^2 / 2`` (its curvature is in ``A`` already), so that
+    ``fit``'s passes converge to the weights the prior and the loss settle on
+    together rather than to the loss's minimum alone."""
+    if kind == EXACT:
+        solved = np.empty(weights.shape[0])
+        cholesky_solve(dense, weights.shape[0], weights, solved)
+        axpy(-step, solved, weights)
+        return
+    fraction = step / ridge  # A^{-1} w = (w - sum_i a_i rows_i) / ridge
+    coefficients = np.zeros(n_rows)
+    if n_rows > 0:
+        projected = np.empty(n_rows)
+        project_rows(rows, n_rows, weights, weights, projected)
+        newton_coefficients(kind, ridge, cholesky, eigenvalues, factor, n_rows, n_sketched,
+                            projected, coefficients)
+    for j in range(weights.shape[0]):
+        weights[j] *= 1.0 - fraction
+    for i in range(n_rows):
+        axpy(fraction * coefficients[i], rows[i], weights)
+
+
+@jit
 def son_ridge(params, floats, n_features, n_directions, kind, counts, eigenvalues, sketched):
     """The isotropic part ``alpha_t`` of ``A_t = alpha_t I + S^T S``.
 
@@ -235,7 +268,7 @@ def son_ridge(params, floats, n_features, n_directions, kind, counts, eigenvalue
     offset, shrink_weight, relative, adaptive, prior = params
     if not adaptive:
         return offset + shrink_weight * floats[0]
-    floor = max(floats[6], prior * floats[11])
+    floor = ridge_floor(params, floats)
     # every sketch's missed mass is at most the mass it saw (each term is), so
     # with sketched = 0 this bound only binds for FD
     missed = min(floats[2], max(floats[1] - sketched, 0.0))
@@ -514,7 +547,8 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
         ``(rank, ridge_params, loss_code, epsilon, bound, target_bound,
         sigma, gauss_newton, eta0, power_t, oja_eta0, oja_constant,
         fit_intercept, scaling, t_start, sparse_form, target_units,
-        log_loss_max_step, repeated, after_fit_passes)``; see :func:`son_ridge`
+        log_loss_max_step, repeated, after_fit_passes, prior_growth)``; see
+        :func:`son_ridge`
         for ``ridge_params``.
         ``target_bound > 0`` bounds predictions by ``target_bound`` times the
         largest ``|y|`` learned so far. ``log_loss_max_step``: the log loss's
@@ -524,7 +558,9 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
         ``floats[3]``. ``after_fit_passes``: ``fit`` made passes before this
         call's rows (its later passes, a warm-started ``fit`` or a
         ``partial_fit`` after it), so the ridge's floor and the log loss's
-        prior may have grown since the last call.
+        prior may have grown since the last call. ``prior_growth``: the share
+        of the floor (the prior on the weights) that grew just before this
+        call, whose Newton step (:func:`prior_step`) starts it.
         ``sparse_form``: CSR rows take the sparse form (the caller's choice;
         never over the exact sketch or in centred units). ``target_units``:
         learn the targets in their running unit (:func:`move_target_unit`);
@@ -550,7 +586,7 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
      sketch_weights, form, touched, versions, maps, folds) = state
     (rank, ridge_params, loss_code, epsilon, bound, target_bound, sigma, gauss_newton,
      eta0, power_t, oja_eta0, oja_constant, fit_intercept, scaling, t_start, sparse_form,
-     target_units, log_loss_max_step, repeated, after_fit_passes) = params
+     target_units, log_loss_max_step, repeated, after_fit_passes, prior_growth) = params
     adaptive = ridge_params[3]
 
     n_features = weights.shape[0]
@@ -597,10 +633,24 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
     # fit's passes grow the ridge's floor and the log loss's prior
     # (SketchedOnlineNewton._grow_floor, _ridge_params): FD's and RP's factor of
     # ridge I + S S^T may hold the last call's ridge
+    held_rows = counts[0] if kind == FREQUENT_DIRECTIONS else capacity
     if after_fit_passes and ridge > 0.0 and (kind == FREQUENT_DIRECTIONS
                                              or kind == RANDOM_PROJECTION):
-        factor_with_ridge(gram, counts[0] if kind == FREQUENT_DIRECTIONS else capacity, ridge,
-                          cholesky)
+        factor_with_ridge(gram, held_rows, ridge, cholesky)
+    if prior_growth > 0.0 and ridge > 0.0:
+        # the prior grew with fit's passes (SketchedOnlineNewton._grow_floor): its
+        # Newton step, in the dense form
+        if not dense_only and form[SPARSE] == 1:
+            leave_sparse_form(kind, rows, weights, sketch_weights, factor, form, versions, maps,
+                              folds)
+            transpose_units(scale, np.False_)
+        prior_step(kind, prior_growth * ridge_floor(ridge_params, floats), ridge, weights, rows,
+                   0 if kind == NO_SKETCH or kind == EXACT else held_rows, cholesky,
+                   eigenvalues, factor, counts[0], dense)
+        if not dense_only and sparse:
+            enter_sparse_form(kind, rows, counts[0], sketch_weights, form, touched, versions)
+            transpose_units(scale, np.True_)
+            floats[7] = 0.0
     nnz = 0
 
     for i in range(order.shape[0]):

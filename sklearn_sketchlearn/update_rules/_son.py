@@ -7,7 +7,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._kernels._losses import LOG_LOSS_MAX_STEP
 from .._kernels._pairings import partial_fit_kernel
-from .._kernels._sketch_updates import EXACT, NO_SKETCH, RANDOM_PROJECTION
+from .._kernels._sketch_updates import EXACT, NO_SKETCH, OJA, RANDOM_PROJECTION
 from .._kernels._son import prediction_limit
 from .._kernels._son_sparse import SCALING, SPARSE
 from ._base import BaseUpdateRule, empty_sketch_state, sketch_kernel_params
@@ -110,11 +110,13 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
       the passes before it: the curvature of the earlier passes, measured at
       margins the model has since left, is discounted by half at each pass,
       so that later passes step about half a Newton step rather than ``1 /
-      (k + 1)`` of one, and ``fit`` converges to the loss's minimum (see the
-      user guide's "fit's passes"). The ridge's floors, one example's
-      curvature (the exact sketch's prior) and the log loss's prior, grow as
-      the passes so far weigh, ``2^(k+1) - 1`` times the first pass's, and
-      keep their share of ``A_t``. What is learned after ``fit``, by
+      (k + 1)`` of one. The ridge's floor, one example's curvature (the exact
+      sketch's prior) and the log loss's prior, is a Gaussian prior
+      ``lambda |w|^2 / 2`` on the weights in their units: pass ``k`` holds it
+      ``2^(k+1) - 1`` times, as the passes so far weigh, and starts with the
+      Newton step of its growth, ``w <- w - 2^k lambda A^{-1} w``, so that
+      ``fit`` converges to the minimum of the loss and the prior together
+      (see the user guide's "fit's passes"). What is learned after ``fit``, by
       ``partial_fit`` or a warm-started ``fit``, weighs as ``fit``'s next pass
       would; a stream that never met ``fit`` weighs its examples as given.
 
@@ -429,6 +431,7 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
         scaling = int(form[SCALING]) - 1
         sparse = bool(chunk[4]) and kind != EXACT and scaling != 2 and self._sparse_form(
             state["weights"].shape[0], state["rows"].shape[0], chunk[1].size, chunk[3].size - 1)
+        prior_growth = self._grow_floor(state, kind, settings.passes_before)
         params = (
             rank, self._ridge_params(sketch, loss, settings.passes_before), loss.code,
             settings.epsilon,
@@ -436,7 +439,7 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
             self.sigma_, self.curvature_ == "gauss_newton", float(self.eta0),
             float(self.power_t), oja_eta0, oja_constant, settings.fit_intercept, scaling,
             settings.t_start, sparse, self._target_units, self._log_loss_max_step(settings),
-            settings.epoch > 0, settings.passes_before > 0,
+            settings.epoch > 0, settings.passes_before > 0, prior_growth,
         )
         arrays = (
             state["weights"], state["rows"], state["gram"], state["cholesky"],
@@ -444,7 +447,6 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
             state["floats"], state["scale"], state["sketch_weights"], form, state["touched"],
             state["versions"], state["maps"], state["folds"],
         )
-        self._grow_floor(state, kind, settings.passes_before)
         pass_weight = self._pass_weight(settings.passes_before)
         if pass_weight != 1.0:  # the chunk's sample weights, index 7 (son_pass)
             chunk = (*chunk[:7], chunk[7] * pass_weight, *chunk[8:])
@@ -459,18 +461,28 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
         far (:meth:`_weight_so_far`), as the log loss's prior does: pass ``k``
         adds its rows' curvature with weight ``2^k``, and a floor of the first
         pass's size would fall to ``2^-k`` of their share. ``floats[12]`` is the
-        weight the floor ``floats[6]`` holds."""
+        weight the floor ``floats[6]`` holds. Returns the share of the floor
+        that grew (0 if none), whose Newton step the kernel takes first, but
+        over Oja's sketch and random projections: their ``A`` holds the
+        curvature along directions that lag (Oja) or are random (RP), and
+        ``A^{-1}`` applied to the weights, unlike to an example, carries large
+        weights into small ones (on features whose units an outlier inflated,
+        one step took a fitted model from 0.907 to 0.672 test accuracy over
+        Oja's sketch, 0.890 over RP; FD and the exact sketch moved by 0.006
+        at most)."""
         floats = state["floats"]
         weight = self._weight_so_far(passes_before)
         if self.ridge == "fixed" or floats[6] == 0.0 or floats[12] == weight:
-            return  # (the floor is set by the first curvature vector)
+            return 0.0  # (the floor is set by the first curvature vector)
         grown = floats[6] * (weight / floats[12] - 1.0)
         if kind == EXACT:  # A = L L^T gains grown * I
             factor = np.tril(state["dense"])
             state["dense"][:] = np.linalg.cholesky(
                 factor @ factor.T + grown * np.eye(factor.shape[0]))
+        share = float(1.0 - floats[12] / weight)
         floats[6] += grown
         floats[12] = weight
+        return 0.0 if kind == OJA or kind == RANDOM_PROJECTION else share
 
     @staticmethod
     def _log_loss_max_step(settings):

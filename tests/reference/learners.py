@@ -205,7 +205,9 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
     ``standardize`` at least the log loss's curvature at 0, 1/4, per
     ``prior_features`` features that took units; in a repetition of the first
     ``repeated_from`` rows (see below) that floor and the exact sketch's
-    ridge are times the weight of the passes so far; over Oja's
+    ridge, the prior, are times the weight of the passes so far, and each
+    repetition starts with the Newton step ``u -= growth A^{-1} u`` of the
+    prior's growth (but over Oja's sketch and RP); over Oja's
     sketch (``oja_floor``) the ridge is
     at least half the least curvature held, ``t min Lambda / 2``, and with no
     sketch the step is through ``A + g_hat g_hat^T``. ``gauss_newton``
@@ -245,11 +247,20 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
     directions = {"none": 0, "exact": 0, "oja": sketch.V.shape[0] if sketch.V is not None
                   else 0, "rp": sketch.rank, "fd": sketch.rank}[sketch.kind]
 
+    def floor_of(weight):  # the adaptive ridge's floor, the prior: see son_ridge
+        if sketch.kind == "exact":
+            return weight * exact_ridge if exact_ridge is not None else 0.0
+        floor = one_example
+        if prior_features and standardize:  # the log loss's prior
+            entered = np.count_nonzero(units.scale[:units.n_features])
+            floor = max(floor, 0.25 * entered / prior_features)
+        return weight * floor
+
     def ridge_of(sketch_shift):
         if not adaptive:
             return alpha + sketch.alpha0 + sketch_shift
         if sketch.kind == "exact":
-            return passes_weight * exact_ridge if exact_ridge is not None else 0.0
+            return floor_of(passes_weight)
         # FD misses at most what escaped it, trace(G - S^T S), with g_hat in
         escaped = missed if sketch.kind != "fd" else min(missed, max(total - np.trace(gram), 0))
         spread = escaped / max(min(D, n_sketched) - directions, min(D, n_sketched) / 2, 1)
@@ -258,18 +269,22 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
             min(sketch_shift, spread) if sketch.regularized else spread)
         if oja_floor and sketch.kind == "oja" and sketch.t > 0:  # half the least held
             ridge = max(ridge, sketch.t * sketch.lam.min() / 2)
-        floor = one_example
-        if prior_features and standardize:  # the log loss's prior, see son_ridge
-            entered = np.count_nonzero(units.scale[:units.n_features])
-            floor = max(floor, 0.25 * entered / prior_features)
-        return max(ridge, passes_weight * floor)
+        return max(ridge, floor_of(passes_weight))
 
+    passes_weight = 1.0
     for t in range(n):
         repeated = bool(repeated_from) and t >= repeated_from and (
             stream_from is None or t < stream_from)
         repetition = (min(t, stream_from or t) // repeated_from) if repeated_from else 0
         pass_weight = 2.0 ** repetition if eta0 == 0 else 1.0
-        passes_weight = 2.0 ** (repetition + 1) - 1 if eta0 == 0 else repetition + 1.0
+        weight_before, passes_weight = passes_weight, (
+            2.0 ** (repetition + 1) - 1 if eta0 == 0 else repetition + 1.0)
+        if (adaptive and n_sketched > 0 and passes_weight > weight_before
+                and sketch.kind not in ("oja", "rp")):
+            # the prior grew: its Newton step, with its growth's curvature in A
+            gram, shift = sketch.gram(D)
+            growth = floor_of(passes_weight) - floor_of(weight_before)
+            u = u - growth * np.linalg.solve(ridge_of(shift) * np.eye(D) + gram, u)
         weight = sample_weight[t] * pass_weight
         x = np.append(X[t], 1.0) if fit_intercept else X[t].copy()
         raw = x.copy()
