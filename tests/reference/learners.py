@@ -207,7 +207,7 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
     ``repeated_from`` rows (see below) that floor and the exact sketch's
     ridge, the prior, are times the weight of the passes so far, and each
     repetition starts with the Newton step ``u -= growth A^{-1} u`` of the
-    prior's growth (but over Oja's sketch and RP); over Oja's
+    prior's growth (not over Oja's sketch and RP); over Oja's
     sketch (``oja_floor``) the ridge is
     at least half the least curvature held, ``t min Lambda / 2``, and with no
     sketch the step is through ``A + g_hat g_hat^T``. ``gauss_newton``

@@ -601,9 +601,11 @@ def test_son_fit_grows_the_log_loss_prior_with_its_passes(sketch, monkeypatch):
 def test_son_fit_grows_the_ridge_floor_with_its_passes(sketch, monkeypatch):
     # the adaptive ridge's floor, one example's curvature (over the exact
     # sketch its prior in A_t, worth alpha examples), is 2^(k+1) - 1 times the
-    # first pass's in fit's pass k, as the curvature of the rows so far is.
-    # It binds where the sketch misses nothing: the exact sketch, and FD while
-    # its buffer holds every direction (9 here); squared hinge: no log loss's prior
+    # first pass's in fit's pass k, as the curvature of the rows so far is, and
+    # the pass starts with the Newton step of its growth (the reference takes
+    # both). It binds where the sketch misses nothing: the exact sketch, and FD
+    # while its buffer holds every direction (9 here); squared hinge: no log
+    # loss's prior
     X, labels = binary_rows(5, 30)
     model = SketchedOnlineClassifier(SketchedOnlineNewton(feature_scaling="scale"),
                                      loss="squared_hinge", sketch=sketch, shuffle=False,
