@@ -192,12 +192,27 @@ def ridge_floor(params, floats):
 
 
 @jit
+def grow_exact_prior(dense, growth):
+    """The exact sketch's ``A = L L^T`` (``L`` in ``dense``) gains ``growth I``,
+    the prior's growth with ``fit``'s passes: ``L`` is factored again, in
+    ``O(d^3)`` once a pass."""
+    n = dense.shape[0]
+    grown = np.empty((n, n))
+    for i in range(n):  # the lower triangle of L L^T, all cholesky_factor reads
+        for j in range(i + 1):
+            grown[i, j] = dot(dense[i, : j + 1], dense[j, : j + 1])
+        grown[i, i] += growth
+    cholesky_factor(grown, n, dense, 0.0)
+
+
+@jit
 def prior_step(kind, step, ridge, weights, rows, n_rows, cholesky, eigenvalues, factor,
                n_sketched, dense):
     """``w -= step A^{-1} w`` in the dense form: the Newton step on the prior's
-    growth ``step |w|^2 / 2`` (its curvature is in ``A`` already), so that
-    ``fit``'s passes converge to the weights the prior and the loss settle on
-    together rather than to the loss's minimum alone."""
+    growth ``step |w|^2 / 2`` (its curvature is in ``A``, where the exact
+    sketch's factor took it first), so that ``fit``'s passes converge to the
+    weights the prior and the loss settle on together rather than to the
+    loss's minimum alone."""
     if kind == EXACT:
         solved = np.empty(weights.shape[0])
         cholesky_solve(dense, weights.shape[0], weights, solved)
@@ -560,7 +575,8 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
         ``partial_fit`` after it), so the ridge's floor and the log loss's
         prior may have grown since the last call. ``prior_growth``: the share
         of the floor (the prior on the weights) that grew just before this
-        call, whose Newton step (:func:`prior_step`) starts it.
+        call, whose Newton step (:func:`prior_step`) starts it, over the exact
+        sketch once ``A`` took the growth (:func:`grow_exact_prior`).
         ``sparse_form``: CSR rows take the sparse form (the caller's choice;
         never over the exact sketch or in centred units). ``target_units``:
         learn the targets in their running unit (:func:`move_target_unit`);
@@ -644,9 +660,11 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
             leave_sparse_form(kind, rows, weights, sketch_weights, factor, form, versions, maps,
                               folds)
             transpose_units(scale, np.False_)
-        prior_step(kind, prior_growth * ridge_floor(ridge_params, floats), ridge, weights, rows,
-                   0 if kind == NO_SKETCH or kind == EXACT else held_rows, cholesky,
-                   eigenvalues, factor, counts[0], dense)
+        growth = prior_growth * ridge_floor(ridge_params, floats)
+        if kind == EXACT:
+            grow_exact_prior(dense, growth)
+        prior_step(kind, growth, ridge, weights, rows, held_rows, cholesky, eigenvalues, factor,
+                   counts[0], dense)
         if not dense_only and sparse:
             enter_sparse_form(kind, rows, counts[0], sketch_weights, form, touched, versions)
             transpose_units(scale, np.True_)

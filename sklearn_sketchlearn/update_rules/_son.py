@@ -462,8 +462,9 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
         adds its rows' curvature with weight ``2^k``, and a floor of the first
         pass's size would fall to ``2^-k`` of their share. ``floats[12]`` is the
         weight the floor ``floats[6]`` holds. Returns the share of the floor
-        that grew (0 if none), whose Newton step the kernel takes first, but
-        over Oja's sketch and random projections: their ``A`` holds the
+        that grew (0 if none), which the kernel adds to the exact sketch's
+        ``A`` and whose Newton step it takes first, but over Oja's sketch and
+        random projections: their ``A`` holds the
         curvature along directions that lag (Oja) or are random (RP), and
         ``A^{-1}`` applied to the weights, unlike to an example, carries large
         weights into small ones (on features whose units an outlier inflated,
@@ -474,13 +475,8 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
         weight = self._weight_so_far(passes_before)
         if self.ridge == "fixed" or floats[6] == 0.0 or floats[12] == weight:
             return 0.0  # (the floor is set by the first curvature vector)
-        grown = floats[6] * (weight / floats[12] - 1.0)
-        if kind == EXACT:  # A = L L^T gains grown * I
-            factor = np.tril(state["dense"])
-            state["dense"][:] = np.linalg.cholesky(
-                factor @ factor.T + grown * np.eye(factor.shape[0]))
         share = float(1.0 - floats[12] / weight)
-        floats[6] += grown
+        floats[6] *= weight / floats[12]
         floats[12] = weight
         return 0.0 if kind == OJA or kind == RANDOM_PROJECTION else share
 
