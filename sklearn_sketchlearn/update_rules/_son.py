@@ -464,13 +464,12 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
         weight the floor ``floats[6]`` holds. Returns the share of the floor
         that grew (0 if none), which the kernel adds to the exact sketch's
         ``A`` and whose Newton step it takes first, but over Oja's sketch and
-        random projections: their ``A`` holds the
-        curvature along directions that lag (Oja) or are random (RP), and
-        ``A^{-1}`` applied to the weights, unlike to an example, carries large
-        weights into small ones (on features whose units an outlier inflated,
-        one step took a fitted model from 0.907 to 0.672 test accuracy over
-        Oja's sketch, 0.890 over RP; FD and the exact sketch moved by 0.006
-        at most)."""
+        random projections: their ``A`` holds the curvature along directions
+        that lag (Oja) or are random (RP), and ``A^{-1}`` applied to the
+        weights, unlike to an example, carries large weights into small ones
+        (on features whose units an outlier inflated, one step took a fitted
+        model from 0.907 to 0.672 test accuracy over Oja's sketch, 0.890 over
+        RP; FD and the exact sketch moved by 0.006 at most)."""
         floats = state["floats"]
         weight = self._weight_so_far(passes_before)
         if self.ridge == "fixed" or floats[6] == 0.0 or floats[12] == weight:
