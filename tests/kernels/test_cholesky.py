@@ -9,7 +9,7 @@ from sklearn_sketchlearn._kernels._cholesky import (
     special_rank_one,
     special_solve,
 )
-from sklearn_sketchlearn._kernels._son import fd_border_span, fd_held_mass
+from sklearn_sketchlearn._kernels._son import fd_border_span, fd_held_mass, grow_exact_prior
 
 
 @pytest.mark.parametrize("n", [1, 2, 16, 200])
@@ -31,6 +31,20 @@ def test_solve_matches_numpy_on_the_leading_block(n):
     in_place = rhs.copy()
     cholesky_solve(factor, n, in_place, in_place)  # out may alias rhs
     np.testing.assert_array_equal(in_place[:n], out[:n])
+
+
+@pytest.mark.parametrize("n", [1, 7, 64])
+def test_growing_the_exact_prior_refactors_a_plus_the_growth(n):
+    # fit's later passes add the prior's growth g I to the exact sketch's A = L L^T:
+    # the factor is then NumPy's Cholesky factor of L L^T + g I, lower triangular
+    rng = np.random.default_rng(n)
+    a = rng.standard_normal((n, 2 * n))
+    factor = np.linalg.cholesky(a @ a.T / n + 0.25 * np.eye(n))
+    growth = 0.75
+    expected = np.linalg.cholesky(factor @ factor.T + growth * np.eye(n))
+    grow_exact_prior(factor, growth)
+    np.testing.assert_allclose(factor, expected, rtol=1e-12, atol=1e-14)
+    assert np.array_equal(factor, np.tril(factor))
 
 
 def test_a_gram_factor_leaves_out_the_rows_spanned_before_them():
