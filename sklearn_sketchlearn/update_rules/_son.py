@@ -240,8 +240,9 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
     }
     # fast RFD: RFD-SON's ridge is the smaller of half the shrinkage and FD-SON's
     # (the missed curvature spread), and over benchmarks/defaults.py's suite it
-    # scores as FD-SON or higher past the exact sketch (digits 0.959 against
-    # 0.950; SON's problem at kappa 10, progressive error 0.049 against 0.051)
+    # scored as FD-SON or higher past the exact sketch with the squared hinge,
+    # SON's default loss then (digits 0.959 against 0.950; SON's problem at
+    # kappa 10, progressive error 0.049 against 0.051)
     _default_sketch = "fast_rfd"
     # loss='auto': Newton's step on the log loss (Gauss-Newton, its exact Hessian)
     # is logistic regression's, probabilities come with it, and over more than
