@@ -524,6 +524,22 @@ def refresh_after_rescale(kind, n_rows, gram, factor, ridge, cholesky, dense, cu
         factor_with_ridge(gram, n_rows, ridge, cholesky)
 
 
+@jit
+def son_set_form(sparse, kind, state):
+    """Bring SON's state to the sparse form (``sparse``) or to the dense one, in
+    place, if it is not in it (see ``_son_sparse``)."""
+    (weights, rows, _, _, _, _, factor, counts, floats, scale, sketch_weights, form, touched,
+     versions, maps, folds) = state
+    if sparse and form[SPARSE] == 0:
+        enter_sparse_form(kind, rows, counts[0], sketch_weights, form, touched, versions)
+        transpose_units(scale, np.True_)  # (see units_by_feature)
+        floats[7] = 0.0  # |Z^T b|^2 at the last fold
+    elif not sparse and form[SPARSE] == 1:
+        leave_sparse_form(kind, rows, weights, sketch_weights, factor, form, versions, maps,
+                          folds)
+        transpose_units(scale, np.False_)
+
+
 @jit(inline=True)
 def son_pass(kind, dense_only, chunk, state, params, decisions):
     """One pass of SON over a chunk, in the order given by ``chunk``'s ``order``.
@@ -607,18 +623,11 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
 
     n_features = weights.shape[0]
     capacity = rows.shape[0]
-    if dense_only:
-        sparse = False
-    else:
+    sparse = False
+    if not dense_only:
         sparse = is_sparse and sparse_form
-        if sparse and form[SPARSE] == 0:
-            enter_sparse_form(kind, rows, counts[0], sketch_weights, form, touched, versions)
-            transpose_units(scale, np.True_)  # (see units_by_feature)
-            floats[7] = 0.0  # |Z^T b|^2 at the last fold
-        elif not sparse and form[SPARSE] == 1:
-            leave_sparse_form(kind, rows, weights, sketch_weights, factor, form, versions, maps,
-                              folds)
-            transpose_units(scale, np.False_)
+        # (the prior's step below is taken in the dense form)
+        son_set_form(sparse and prior_growth == 0.0, kind, state)
     columns = rows.reshape((n_features, capacity))
     # the sparse form's units, scale[k, j] on feature-major memory (see units_by_feature)
     units = units_by_feature(scale)
@@ -655,20 +664,14 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
         factor_with_ridge(gram, held_rows, ridge, cholesky)
     if prior_growth > 0.0 and ridge > 0.0:
         # the prior grew with fit's passes (SketchedOnlineNewton._grow_floor): its
-        # Newton step, in the dense form
-        if not dense_only and form[SPARSE] == 1:
-            leave_sparse_form(kind, rows, weights, sketch_weights, factor, form, versions, maps,
-                              folds)
-            transpose_units(scale, np.False_)
+        # Newton step
         growth = prior_growth * ridge_floor(ridge_params, floats)
         if kind == EXACT:
             grow_exact_prior(dense, growth)
         prior_step(kind, growth, ridge, weights, rows, held_rows, cholesky, eigenvalues, factor,
                    counts[0], dense)
-        if not dense_only and sparse:
-            enter_sparse_form(kind, rows, counts[0], sketch_weights, form, touched, versions)
-            transpose_units(scale, np.True_)
-            floats[7] = 0.0
+    if not dense_only:
+        son_set_form(sparse, kind, state)
     nnz = 0
 
     for i in range(order.shape[0]):
