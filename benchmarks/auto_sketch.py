@@ -37,7 +37,7 @@ def main():
     args = parser.parse_args()
     rng = np.random.default_rng(0)
     print(f"{'d':>5} {'exact us':>9} {'fast_fd us':>11} {'none us':>8} {'exact/fast_fd':>14}")
-    for d in (8, 16, 32, 48, 64, 96, 128, 256):
+    for d in (8, 16, 32, 48, 64, 80, 96, 112, 128, 256):
         X = rng.standard_normal((args.examples, d))
         y = (X[:, 0] + 0.5 * rng.standard_normal(args.examples) > 0).astype(int)
         costs = [cost_per_example(sketch, X, y, args.repeats) * 1e6

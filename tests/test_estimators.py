@@ -515,7 +515,7 @@ def test_projection_is_the_a_norm_projection_onto_bounded_predictions(stream, sk
         state = {key: value[0] for key, value in model._state.items()}
         u = np.append(model.coef_[0], model.intercept_[0])
         if isinstance(sketch, ExactSketch):
-            L = state["dense"]
+            L = state["dense"].T  # stored by columns
             A = L @ L.T
         elif isinstance(sketch, OjaSketch):
             directions = state["factor"] @ state["rows"]  # V = F Z
@@ -559,8 +559,8 @@ def test_son_is_equivariant_to_linear_maps_of_the_features():
         state = mapped._state
         state["weights"][0] = np.linalg.solve(M.T, state["weights"][0])
         if rule == "son":
-            L = state["dense"][0]
-            state["dense"][0] = np.linalg.cholesky(M @ L @ L.T @ M.T)
+            L = state["dense"][0].T  # stored by columns
+            state["dense"][0] = np.linalg.cholesky(M @ L @ L.T @ M.T).T
         plain.partial_fit(X[100:], y[100:])
         mapped.partial_fit(X[100:] @ M[:6, :6].T, y[100:])
         return plain, mapped

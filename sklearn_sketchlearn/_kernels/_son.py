@@ -15,7 +15,8 @@ paper                           here
 ``H = (alpha I + S S^T)^{-1}``  applied through ``cholesky``, the factor of
                                 ``alpha I + S S^T`` (FD and RP)
 ``V = F Z``, ``Lambda``, ``t``  ``factor``, ``rows``, ``eigenvalues``, ``counts[0]``
-``A`` (FULL-ON)                 ``dense``, the Cholesky factor of ``A``
+``A`` (FULL-ON)                 ``dense``, the Cholesky factor of ``A`` by
+                                columns (``dense[k] = L[:, k]``)
 ``D_t`` (Section 5.2)           ``scale``
 ==============================  ============================================
 
@@ -43,10 +44,13 @@ import numpy as np
 
 from ._blas import axpy, copy_block, copy_into, dot, scale_into
 from ._cholesky import (
+    back_solve_by_columns,
     cholesky_border,
     cholesky_factor,
+    cholesky_factor_by_columns,
     cholesky_rank_one_update,
     cholesky_solve,
+    solve_by_columns,
 )
 from ._jit import jit
 from ._learner_sketch import missed_per_direction
@@ -193,16 +197,13 @@ def ridge_floor(params, floats):
 
 @jit
 def grow_exact_prior(dense, growth):
-    """The exact sketch's ``A = L L^T`` (``L`` in ``dense``) gains ``growth I``,
-    the prior's growth with ``fit``'s passes: ``L`` is factored again, in
+    """The exact sketch's ``A = L L^T`` (``L^T`` in ``dense``) gains ``growth
+    I``, the prior's growth with ``fit``'s passes: ``L`` is factored again, in
     ``O(d^3)`` once a pass."""
-    n = dense.shape[0]
-    grown = np.empty((n, n))
-    for i in range(n):  # the lower triangle of L L^T, all cholesky_factor reads
-        for j in range(i + 1):
-            grown[i, j] = dot(dense[i, : j + 1], dense[j, : j + 1])
+    grown = dense.T @ dense
+    for i in range(grown.shape[0]):
         grown[i, i] += growth
-    cholesky_factor(grown, n, dense, 0.0)
+    cholesky_factor_by_columns(grown, grown.shape[0], dense)
 
 
 @jit
@@ -215,7 +216,7 @@ def prior_step(kind, step, ridge, weights, rows, n_rows, cholesky, eigenvalues, 
     loss's minimum alone."""
     if kind == EXACT:
         solved = np.empty(weights.shape[0])
-        cholesky_solve(dense, weights.shape[0], weights, solved)
+        solve_by_columns(dense, weights.shape[0], weights, solved)
         axpy(-step, solved, weights)
         return
     fraction = step / ridge  # A^{-1} w = (w - sum_i a_i rows_i) / ridge
@@ -456,7 +457,7 @@ def move_units(j, f, c, bias, center, weights, scale, floats, rows, n_rows, gram
     if dense.shape[0] == 0 or dense[0, 0] == 0.0:
         return False  # no exact sketch, or not started
     if not curvature_ready:
-        copy_block(dense @ dense.T, curvature)
+        copy_block(dense.T @ dense, curvature)
         for k in range(bias + 1):
             curvature[k, k] -= floats[6]
     for k in range(bias + 1):
@@ -519,7 +520,7 @@ def refresh_after_rescale(kind, n_rows, gram, factor, ridge, cholesky, dense, cu
     if kind == EXACT:
         for k in range(curvature.shape[0]):
             curvature[k, k] += exact_ridge
-        cholesky_factor(curvature, curvature.shape[0], dense, 0.0)
+        cholesky_factor_by_columns(curvature, curvature.shape[0], dense)
     elif ridge > 0.0:
         factor_with_ridge(gram, n_rows, ridge, cholesky)
 
@@ -749,7 +750,7 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
                                              n_rows, counts[0], projected, coefficients)
         if excess != 0.0:
             if kind == EXACT:
-                cholesky_solve(dense, n_features, x, solved)
+                solve_by_columns(dense, n_features, x, solved)
                 axpy(-excess / dot(x, solved), solved, weights)
             else:
                 gamma = excess * ridge / (squared_norm + correction)
@@ -810,12 +811,17 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
         new_ridge = son_ridge(ridge_params, floats, n_features, n_directions, kind, counts,
                               eigenvalues, sketched_mass(kind, gram, n_rows, c * c * squared_norm))
         if kind == EXACT:
+            # the update leaves L^{-1} c x, and A^{-1} x = L^{-T} (L^{-1} c x) / c
             if c != 0.0:
                 scale_into(c, x, solved)
                 cholesky_rank_one_update(dense, solved)
+                if slope != 0.0:
+                    scale_into(1.0 / c, solved, solved)
+                    back_solve_by_columns(dense, n_features, solved)
+            elif slope != 0.0:
+                solve_by_columns(dense, n_features, x, solved)
             if slope != 0.0:
-                cholesky_solve(dense, n_features, x, solved)
-                weights -= slope * solved
+                axpy(-slope, solved, weights)
         elif kind == NO_SKETCH:
             ridge = new_ridge
             if slope != 0.0:

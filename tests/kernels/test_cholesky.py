@@ -4,8 +4,12 @@ import numpy as np
 import pytest
 
 from sklearn_sketchlearn._kernels._cholesky import (
+    back_solve_by_columns,
     cholesky_factor,
+    cholesky_factor_by_columns,
+    cholesky_rank_one_update,
     cholesky_solve,
+    solve_by_columns,
     special_rank_one,
     special_solve,
 )
@@ -33,18 +37,63 @@ def test_solve_matches_numpy_on_the_leading_block(n):
     np.testing.assert_array_equal(in_place[:n], out[:n])
 
 
+def random_factor(n, seed):
+    """A lower-triangular Cholesky factor with a spread of pivots."""
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((n, 2 * n))
+    return np.linalg.cholesky(a @ a.T / n + 0.25 * np.eye(n))
+
+
 @pytest.mark.parametrize("n", [1, 7, 64])
 def test_growing_the_exact_prior_refactors_a_plus_the_growth(n):
-    # fit's later passes add the prior's growth g I to the exact sketch's A = L L^T:
-    # the factor is then NumPy's Cholesky factor of L L^T + g I, lower triangular
-    rng = np.random.default_rng(n)
-    a = rng.standard_normal((n, 2 * n))
-    factor = np.linalg.cholesky(a @ a.T / n + 0.25 * np.eye(n))
+    # fit's later passes add the prior's growth g I to the exact sketch's A = L L^T,
+    # L stored by columns: NumPy's Cholesky factor of L L^T + g I, transposed
+    factor = random_factor(n, n)
     growth = 0.75
     expected = np.linalg.cholesky(factor @ factor.T + growth * np.eye(n))
-    grow_exact_prior(factor, growth)
-    np.testing.assert_allclose(factor, expected, rtol=1e-12, atol=1e-14)
-    assert np.array_equal(factor, np.tril(factor))
+    columns = np.ascontiguousarray(factor.T)
+    grow_exact_prior(columns, growth)
+    np.testing.assert_allclose(columns, expected.T, rtol=1e-12, atol=1e-14)
+    assert np.array_equal(columns, np.triu(columns))
+
+
+@pytest.mark.parametrize("n", [1, 2, 4, 7, 33, 102])  # blocks of four rows and the rest
+def test_the_factor_by_columns_updates_and_solves_as_numpy(n):
+    # The exact sketch keeps L by columns (columns[k] = L[:, k]): factoring,
+    # the rank-one update with L^{-1} v on the way, and both solves, against
+    # NumPy's Cholesky factor and solves
+    factor = random_factor(n, 10 + n)
+    matrix = factor @ factor.T
+    columns = np.full((n, n), np.nan)
+    cholesky_factor_by_columns(matrix, n, columns)
+    np.testing.assert_allclose(columns, factor.T, rtol=1e-12, atol=1e-14)
+    assert np.array_equal(columns, np.triu(columns))
+
+    rng = np.random.default_rng(n)
+    for scale in (1e-3, 1.0, 30.0):  # the update's rotations from slight to steep
+        v = scale * rng.standard_normal(n)
+        matrix = matrix + np.outer(v, v)
+        vector = v.copy()
+        cholesky_rank_one_update(columns, vector)
+        updated = np.linalg.cholesky(matrix)
+        np.testing.assert_allclose(columns.T, updated, rtol=1e-10, atol=1e-12 * updated.max())
+        np.testing.assert_allclose(vector, np.linalg.solve(updated, v), rtol=1e-10,
+                                   atol=1e-12 * np.abs(vector).max())
+
+    rhs = rng.standard_normal(n)
+    out = np.empty(n)
+    solve_by_columns(columns, n, rhs, out)
+    condition = np.linalg.cond(matrix)
+    expected = np.linalg.solve(matrix, rhs)
+    np.testing.assert_allclose(out, expected, rtol=0,
+                               atol=1e-14 * condition * np.abs(expected).max())
+    in_place = rhs.copy()
+    solve_by_columns(columns, n, in_place, in_place)  # out may alias rhs
+    np.testing.assert_array_equal(in_place, out)
+    back = rhs.copy()
+    back_solve_by_columns(columns, n, back)
+    np.testing.assert_allclose(back, np.linalg.solve(columns, rhs), rtol=0,
+                               atol=1e-14 * np.linalg.cond(columns) * np.abs(back).max())
 
 
 def test_a_gram_factor_leaves_out_the_rows_spanned_before_them():
