@@ -425,7 +425,7 @@ def oja_sparse_refresh(columns, gram, factor, weights, sketch_weights, versions,
     ``K = Z Z^T`` becomes ``F K F^T``."""
     if not oja_needs_refresh(gram, factor):
         return
-    copy_block(factor @ gram @ factor.T, gram)
+    copy_block(matmul(matmul(factor, gram), factor.T), gram)  # on this thread (_blas)
     record_change(columns, weights, versions, maps, folds, form, factor.copy(),
                   sketch_weights)
     set_identity(factor)
