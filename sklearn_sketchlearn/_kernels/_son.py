@@ -42,12 +42,13 @@ second update pass.
 
 import numpy as np
 
-from ._blas import axpy, copy_block, copy_into, dot, matmul, scale_into
+from ._blas import axpy, copy_into, dot, scale_into
 from ._cholesky import (
     back_solve_by_columns,
     cholesky_border,
     cholesky_factor,
     cholesky_factor_by_columns,
+    cholesky_product_by_columns,
     cholesky_rank_one_update,
     cholesky_solve,
     solve_by_columns,
@@ -200,7 +201,8 @@ def grow_exact_prior(dense, growth):
     """The exact sketch's ``A = L L^T`` (``L^T`` in ``dense``) gains ``growth
     I``, the prior's growth with ``fit``'s passes: ``L`` is factored again, in
     ``O(d^3)`` once a pass."""
-    grown = matmul(dense.T, dense)
+    grown = np.empty_like(dense)
+    cholesky_product_by_columns(dense, grown)
     for i in range(grown.shape[0]):
         grown[i, i] += growth
     cholesky_factor_by_columns(grown, grown.shape[0], dense)
@@ -457,7 +459,7 @@ def move_units(j, f, c, bias, center, weights, scale, floats, rows, n_rows, gram
     if dense.shape[0] == 0 or dense[0, 0] == 0.0:
         return False  # no exact sketch, or not started
     if not curvature_ready:
-        copy_block(matmul(dense.T, dense), curvature)  # (on this thread: see _blas)
+        cholesky_product_by_columns(dense, curvature)
         for k in range(bias + 1):
             curvature[k, k] -= floats[6]
     for k in range(bias + 1):

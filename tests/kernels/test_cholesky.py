@@ -7,6 +7,7 @@ from sklearn_sketchlearn._kernels._cholesky import (
     back_solve_by_columns,
     cholesky_factor,
     cholesky_factor_by_columns,
+    cholesky_product_by_columns,
     cholesky_rank_one_update,
     cholesky_solve,
     solve_by_columns,
@@ -59,7 +60,7 @@ def test_growing_the_exact_prior_refactors_a_plus_the_growth(n):
 
 @pytest.mark.parametrize("n", [1, 2, 4, 7, 33, 102])  # blocks of four rows and the rest
 def test_the_factor_by_columns_updates_and_solves_as_numpy(n):
-    # The exact sketch keeps L by columns (columns[k] = L[:, k]): factoring,
+    # The exact sketch keeps L by columns (columns[k] = L[:, k]): factoring, L L^T,
     # the rank-one update with L^{-1} v on the way, and both solves, against
     # NumPy's Cholesky factor and solves
     factor = random_factor(n, 10 + n)
@@ -68,6 +69,9 @@ def test_the_factor_by_columns_updates_and_solves_as_numpy(n):
     cholesky_factor_by_columns(matrix, n, columns)
     np.testing.assert_allclose(columns, factor.T, rtol=1e-12, atol=1e-14)
     assert np.array_equal(columns, np.triu(columns))
+    product = np.full((n, n), np.nan)
+    cholesky_product_by_columns(columns, product)
+    np.testing.assert_allclose(product, matrix, rtol=1e-12, atol=1e-14 * matrix.max())
 
     rng = np.random.default_rng(n)
     for scale in (1e-3, 1.0, 30.0):  # the update's rotations from slight to steep
