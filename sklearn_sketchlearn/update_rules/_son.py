@@ -251,7 +251,7 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
     _default_loss = "log_loss"
     # sketch='auto' takes the exact sketch up to this many weights: its O(d^2)
     # step then costs less than fast FD's (size 10; benchmarks/auto_sketch.py:
-    # 0.6-0.8 times at d = 64, about 1 at 96) and it misses no curvature. Not
+    # 0.6-0.7 times at d = 64, 0.8-1.0 at 96) and it misses no curvature. Not
     # further: on digits (65 weights, 10 classes) fast RFD's ridge scored higher
     # (70/30, 3 splits: accuracy 0.960 against 0.952 after fit, 0.954 against
     # 0.949 after one pass; log loss 0.124 against 0.138)
