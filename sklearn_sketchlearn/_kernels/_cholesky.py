@@ -6,6 +6,10 @@ matrix and a positive rank-one update are backward stable, while updating an
 inverse by Sherman-Morrison or Woodbury loses digits at every step once
 ``ridge`` is small next to ``K`` (the RFD paper sweeps ``ridge`` down to
 1e-10), and then diverges.
+
+Two layouts: the sketches' small factors are stored by rows (bordering
+appends a row), the exact sketch's ``d x d`` one by columns (``*_by_columns``:
+its rank-one update and its back substitution then run along rows of memory).
 """
 
 import numpy as np
