@@ -814,16 +814,17 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
                               eigenvalues, sketched_mass(kind, gram, n_rows, c * c * squared_norm))
         if kind == EXACT:
             # the update leaves L^{-1} c x, and A^{-1} x = L^{-T} (L^{-1} c x) / c
+            step_scale = slope
             if c != 0.0:
                 scale_into(c, x, solved)
                 cholesky_rank_one_update(dense, solved)
                 if slope != 0.0:
-                    scale_into(1.0 / c, solved, solved)
                     back_solve_by_columns(dense, n_features, solved)
+                    step_scale = slope / c
             elif slope != 0.0:
                 solve_by_columns(dense, n_features, x, solved)
             if slope != 0.0:
-                axpy(-slope, solved, weights)
+                axpy(-step_scale, solved, weights)
         elif kind == NO_SKETCH:
             ridge = new_ridge
             if slope != 0.0:
