@@ -645,9 +645,9 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         :mod:`sklearn_sketchlearn.sketches` (``sketch__sketch_size``), or None
         for rules that use none. ``'auto'`` takes the rule's default:
         ``'fast_fd'`` for ADA-FD and SDROGD, None for the first-order rules,
-        and for SON the exact sketch up to 64 weights (features and
-        intercept), where it costs no more than ``'fast_rfd'`` and misses
-        nothing, ``'fast_rfd'`` beyond.
+        and for SON the exact sketch up to 112 weights (features and
+        intercept), where it costs at most about 1.25 times ``'fast_rfd'``
+        and misses nothing, ``'fast_rfd'`` beyond.
     loss : {'auto', 'modified_huber', 'squared_hinge', 'hinge', 'log_loss', \
 'squared_error'}, default='auto'
         The loss, on targets in {-1, +1} for each binary problem.

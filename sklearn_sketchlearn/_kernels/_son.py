@@ -782,8 +782,10 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
                 if kind != EXACT:
                     floats[6] = example  # the floor of the adaptive ridge (son_ridge)
                 else:
-                    # nothing is missed: the ridge is set once, a prior worth alpha examples
-                    floats[6] = ridge_params[0] + ridge_params[2] * example
+                    # nothing is missed: the ridge is set once, a prior worth alpha
+                    # examples, and at least the log loss's prior per weight
+                    floats[6] = ridge_params[0] + max(ridge_params[2] * example,
+                                                      ridge_params[4] * n_features)
                     for j in range(n_features):
                         dense[j, j] = np.sqrt(floats[6])
             floats[1] += mass

@@ -105,7 +105,14 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
       ``feature_scaling=None`` the first example's mean square ``|x_1|^2 / d``
       stands in for it). A ridge far below one example's curvature lets the
       first Newton steps fit single examples exactly (the start-up transient
-      of recursive least squares).
+      of recursive least squares). Under the log loss in running units it is
+      also at least ``d / LOG_LOSS_MAX_STEP^2 = d / 64`` over ``d`` weights: a
+      Gaussian prior under which a standardized example's margin (``|x|^2``
+      about ``d``) has standard deviation 8, as far as a log-loss step moves
+      its own example's margin (see ``loss_curvature``). Margins are unit-free
+      where weights are not; one example's curvature (``1/4`` at margin 0,
+      over ten classes ``0.09``) held a margin's prior variance at ``4 d``
+      (``11 d``), loose on wide data.
     * ``fit``'s pass ``k`` (from 0) weighs its examples ``2^k``, as much as all
       the passes before it: the curvature of the earlier passes, measured at
       margins the model has since left, is discounted by half at each pass,
@@ -249,13 +256,17 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
     # two classes the multinomial loss has no one-vs-rest middle class that no
     # line separates from both others (iris after fit: 0.978 against 0.867)
     _default_loss = "log_loss"
-    # sketch='auto' takes the exact sketch up to this many weights: its O(d^2)
-    # step then costs less than fast FD's (size 10; benchmarks/auto_sketch.py:
-    # 0.6-0.7 times at d = 64, 0.8-1.0 at 96) and it misses no curvature. Not
-    # further: on digits (65 weights, 10 classes) fast RFD's ridge scored higher
-    # (70/30, 3 splits: accuracy 0.960 against 0.952 after fit, 0.954 against
-    # 0.949 after one pass; log loss 0.124 against 0.138)
-    _EXACT_UP_TO = 64
+    # sketch='auto' takes the exact sketch up to this many weights, where its
+    # O(d^2) step costs at most about 1.25 times fast FD's (size 10;
+    # benchmarks/auto_sketch.py, two machines: 0.6-0.8 times at d = 64, 0.8-1.1
+    # at 96, 1.1-1.3 at 112, 1.6 at 128) and it misses no curvature: SON's
+    # problem (d = 100, one pass) at kappa = 10 and 200 makes 0.038 and 0.028
+    # progressive errors over it, 0.053 and 0.037 over fast RFD. With one
+    # example's prior it lost on digits (65 weights, 10 classes: progressive
+    # error 0.103 against 0.076); with the log loss's margin prior it makes
+    # 0.076, and accuracy after fit 0.972 against 0.961, log loss 0.120 against
+    # 0.114 (fit's five passes are short of the multinomial optimum there).
+    _EXACT_UP_TO = 112
     # The log loss has no minimum on data that a hyperplane separates, and data
     # with more features than examples seen usually are: each Newton step then
     # pushes the example's margin by about 1 / sigma(margin) >= 1, however
@@ -376,12 +387,13 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
         kind, _, regularized, sketch_ridge = sketch_kernel_params(sketch)[:4]
         if self.ridge == "fixed":
             return (self.alpha_ + sketch_ridge, 0.5 * regularized, 0.0, False, 0.0)
-        prior = (loss.name == "log_loss" and kind != EXACT
-                 and self.feature_scaling in ("standardize", "scale"))
-        return (sketch_ridge, 0.5 * regularized, float(self.alpha_), True,
-                self._weight_so_far(passes_before) * LOG_LOSS_CURVATURE_AT_ZERO
-                / self._PRIOR_FEATURES
-                if prior else 0.0)
+        prior = 0.0
+        if loss.name == "log_loss" and self.feature_scaling in ("standardize", "scale"):
+            # (the exact sketch's ridge is set once, and _grow_floor grows it)
+            prior = (1.0 / LOG_LOSS_MAX_STEP**2 if kind == EXACT else
+                     self._weight_so_far(passes_before) * LOG_LOSS_CURVATURE_AT_ZERO
+                     / self._PRIOR_FEATURES)
+        return (sketch_ridge, 0.5 * regularized, float(self.alpha_), True, prior)
 
     def _allocate(self, sketch, n_features, loss, random_state, n_outputs):
         if sketch is None:

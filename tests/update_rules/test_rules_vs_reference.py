@@ -517,11 +517,34 @@ def test_son_standardized(data, sketch, fit_intercept, scaling, sparse):
         X[:n], np.where(labels[:n] == 1, 1.0, -1.0), weights[:n],
         reference_sketch(SKETCHES[sketch], 5 + fit_intercept), loss="log_loss",
         alpha=1.0 if sketch == "exact" else 1e-3,  # alpha='auto': a prior of one example
+        margin_prior=1 / 64,  # (the exact sketch's: the first example may weigh little)
         bound=np.inf, sigma=1.0, fit_intercept=fit_intercept, adaptive=True,
         gauss_newton=True, standardize="scale" if sparse or scaling == "scale" else True,
     )
     check_against(model, X[:n], labels[:n], weights[:n], expected, predictions,
                   LOSSES["log_loss"], sparse=sparse)
+
+
+@pytest.mark.parametrize("scaling", ["standardize", "scale"])
+def test_son_exact_log_loss_prior_holds_margins(scaling):
+    # Under the log loss in running units the exact sketch's prior is at least
+    # 1 / LOG_LOSS_MAX_STEP^2 per weight: a standardized example's margin has
+    # prior standard deviation 8. Over 40 weights it is 40 / 64, above one
+    # example's curvature at margin 0 (1/4), so it sets the ridge.
+    rng = np.random.default_rng(7)
+    Z = rng.standard_normal((80, 39))
+    X = Z * np.geomspace(0.01, 100, 39)
+    signs = np.where(Z @ rng.standard_normal(39) + 0.5 * rng.standard_normal(80) > 0, 1.0, -1.0)
+    model = SketchedOnlineClassifier(SketchedOnlineNewton(feature_scaling=scaling),
+                                     sketch="exact", random_state=0)
+    options = dict(loss="log_loss", alpha=1.0, bound=np.inf, sigma=1.0, adaptive=True,
+                   gauss_newton=True, standardize="scale" if scaling == "scale" else True)
+    expected, predictions = son(X, signs, np.ones(80), reference_sketch(SKETCHES["exact"], 40),
+                                margin_prior=1 / 64, **options)
+    check_against(model, X, signs, np.ones(80), expected, predictions, LOSSES["log_loss"],
+                  sparse=False)
+    without, _ = son(X, signs, np.ones(80), reference_sketch(SKETCHES["exact"], 40), **options)
+    assert not np.allclose(expected, without, rtol=1e-3)  # the case the test is for
 
 
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
