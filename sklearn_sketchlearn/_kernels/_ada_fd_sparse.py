@@ -57,8 +57,7 @@ from ._son_sparse import (
     TOP,
     TOUCHED,
     buffer_to_slot,
-    catch_up,
-    catch_up_example,
+    catch_up_columns,
     enter_sparse_form,
     fd_sparse_shrink,
     fold_if_cancelling,
@@ -162,7 +161,7 @@ def ada_fd_sparse_pass(kind, chunk, state, params, decisions):
         nnz = load_sparse_example(order[i], data, indices, indptr, fit_intercept, n_features,
                                   cols, vals)
         prefetch_example(cols, nnz, columns, weights, versions, no_units)
-        catch_up_example(cols, nnz, columns, weights, versions, maps, folds, form)
+        catch_up_columns(cols, nnz, columns, weights, versions, maps, folds, form)
         prediction, squared_norm = sparse_products(columns, weights, sketch_weights, capacity,
                                                    cols, vals, nnz, slot_products)
         along_sum = 0.0  # g_bar^T x
@@ -317,7 +316,7 @@ def shrink_within_example(columns, gram, factor, sketch_weights, weights, form, 
     is taken again."""
     shrink_and_reset(columns, gram, factor, sketch_weights, weights, form, touched, capacity,
                      rank, versions, maps, folds, floats, counts, spectrum, basis, carried)
-    catch_up_example(cols, nnz, columns, weights, versions, maps, folds, form)
+    catch_up_columns(cols, nnz, columns, weights, versions, maps, folds, form)
     sparse_products(columns, weights, sketch_weights, capacity, cols, vals, nnz, slot_products)
 
 
@@ -372,11 +371,10 @@ def move_sparse_units(features, a, young, columns, weights, sketch_weights, gram
     brought up to date first. Under dual averaging ``g_bar_j`` moves as a
     gradient, ``Z g_bar`` with it, and ``w_bar_j`` carries the moved weight
     to the next prediction."""
-    old = np.empty(columns.shape[1])
+    catch_up_columns(features, features.shape[0], columns, weights, versions, maps, folds, form)
     sigma = floats[DUAL_SCALE]
     for p in range(features.shape[0]):
         j = features[p]
-        catch_up(j, columns, weights, versions, maps, folds, form, old)
         if dual:  # w_bar_j + sigma g_bar_j, the weight's part off Z, as the mirror's w_bar_j
             weights[j] += sigma * gradient_sum[j]
             axpy(-gradient_sum[j], columns[j], slot_gradient_sum)

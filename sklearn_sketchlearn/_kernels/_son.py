@@ -72,7 +72,7 @@ from ._sketch_updates import (
 from ._son_sparse import (
     SPARSE,
     TOP,
-    catch_up_example,
+    catch_up_columns,
     enter_sparse_form,
     fd_sparse_shrink,
     fold_if_cancelling,
@@ -683,7 +683,7 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
             nnz = load_sparse_example(row, data, indices, indptr, fit_intercept, n_features,
                                       cols, vals)
             prefetch_example(cols, nnz, columns, weights, versions, units)
-            catch_up_example(cols, nnz, columns, weights, versions, maps, folds, form)
+            catch_up_columns(cols, nnz, columns, weights, versions, maps, folds, form)
         else:
             load_example(row, X, data, indices, indptr, is_sparse, fit_intercept, x)
         weight, target = sample_weight[i], y[i]
@@ -853,7 +853,7 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
                                                  weights, form, touched, capacity, rank,
                                                  versions, maps, folds, no_slot_products)
                 # a rewriting shrink changed every column lazily, the example's too
-                catch_up_example(cols, nnz, columns, weights, versions, maps, folds, form)
+                catch_up_columns(cols, nnz, columns, weights, versions, maps, folds, form)
             else:
                 update_pass(weights, x, x_coefficient, rows, n_rows, row_coefficients,
                             row_shifts, n_rows, c)

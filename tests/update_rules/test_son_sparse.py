@@ -7,7 +7,12 @@ import pytest
 import scipy.sparse as sp
 
 from sklearn_sketchlearn import SketchedOnlineClassifier, SketchedOnlineRegressor
-from sklearn_sketchlearn._kernels._son_sparse import REFRESHES, VERSION, push_change
+from sklearn_sketchlearn._kernels._son_sparse import (
+    REFRESHES,
+    VERSION,
+    catch_up_columns,
+    push_change,
+)
 from sklearn_sketchlearn.sketches import (
     FrequentDirections,
     OjaSketch,
@@ -270,3 +275,32 @@ def test_push_change_composes_the_versions_kept(kind):
     assert form[VERSION] == n_kept + 1
     np.testing.assert_allclose(maps[:n_kept + 1], expected_maps, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(folds[:n_kept + 1], expected_folds, rtol=1e-12, atol=1e-12)
+
+
+def test_catch_up_columns_applies_each_columns_pending_change():
+    # a column at version v catches up with w_bar_j += z_j^T folds[v] and z_j <-
+    # P_v z_j (maps[v] holds P_v^T); columns at the current version, and those
+    # not listed, are left as they are
+    rng = np.random.default_rng(1)
+    n_columns, n_slots, current = 12, 5, 3
+    columns = rng.standard_normal((n_columns, n_slots))
+    columns[2, 3:] = 0.0  # a column behind holds few slots
+    weights = rng.standard_normal(n_columns)
+    versions = rng.integers(0, current + 1, n_columns)
+    maps = rng.standard_normal((current + 1, n_slots, n_slots))
+    folds = rng.standard_normal((current + 1, n_slots))
+    form = np.zeros(VERSION + 1, dtype=np.int64)
+    form[VERSION] = current
+    listed = np.array([0, 2, 5, 7, 8, 11])
+    expected_columns, expected_weights = columns.copy(), weights.copy()
+    for j in listed:
+        if versions[j] != current:
+            expected_weights[j] += columns[j] @ folds[versions[j]]
+            expected_columns[j] = maps[versions[j]].T @ columns[j]
+    expected_versions = versions.copy()
+    expected_versions[listed] = current
+    catch_up_columns(listed, listed.size, columns, weights, versions, maps, folds, form)
+    np.testing.assert_allclose(columns, expected_columns, rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(weights, expected_weights, rtol=1e-13, atol=1e-13)
+    np.testing.assert_array_equal(versions, expected_versions)
+    assert np.any(versions[np.setdiff1d(np.arange(n_columns), listed)] != current)  # (the case)
