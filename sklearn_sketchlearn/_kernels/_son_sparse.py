@@ -335,9 +335,9 @@ def catch_up_columns(features, n_features, columns, weights, versions, maps, fol
     seen (see :func:`push_change`).
 
     One call for a list of columns, indexed in place: a call takes a reference
-    to each array it is passed and gives it back, two atomic operations each,
-    and a call per non-zero of every example (as a helper for one column
-    was) made them 60% of Oja-SON's time."""
+    to every array it is passed and gives it back (two atomic operations
+    each), and a helper called for each non-zero of every example spent 60% of
+    Oja-SON's time on them (perf, CSR rows of 50 non-zeros, d = 1,000)."""
     current = form[VERSION]
     if current == 0:
         return

@@ -383,7 +383,8 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
         """``(offset, shrink_weight, relative, adaptive, prior)`` of the kernels'
         ridge; ``prior`` is the log loss's curvature per feature seen, after
         ``passes_before`` of ``fit``'s passes as many times the first pass's as
-        the passes so far weigh (:meth:`_weight_so_far`)."""
+        the passes so far weigh (:meth:`_weight_so_far`), and over the exact
+        sketch its margin prior per weight, ``1 / LOG_LOSS_MAX_STEP^2``."""
         kind, _, regularized, sketch_ridge = sketch_kernel_params(sketch)[:4]
         if self.ridge == "fixed":
             return (self.alpha_ + sketch_ridge, 0.5 * regularized, 0.0, False, 0.0)
