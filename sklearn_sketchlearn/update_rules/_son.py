@@ -258,7 +258,7 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
     _default_loss = "log_loss"
     # sketch='auto' takes the exact sketch up to this many weights, where its
     # O(d^2) step costs at most about 1.25 times fast FD's (size 10;
-    # benchmarks/auto_sketch.py, two machines: 0.6-0.8 times at d = 64, 0.8-1.1
+    # benchmarks/auto_sketch.py, two sessions: 0.6-0.8 times at d = 64, 0.8-1.1
     # at 96, 1.1-1.3 at 112, 1.6 at 128) and it misses no curvature: SON's
     # problem (d = 100, one pass) at kappa = 10 and 200 makes 0.038 and 0.028
     # progressive errors over it, 0.053 and 0.037 over fast RFD. With one
