@@ -133,16 +133,19 @@ def test_an_example_of_weight_zero_is_left_out(stream, estimator, rule):
 @pytest.mark.parametrize("name", ["son-fast_rfd", "son-oja", "ada_ffd-dual", "sdrogd", "adagrad"])
 def test_passes_in_blocks_change_nothing(stream, name, monkeypatch):
     # A pass runs in blocks of _BLOCK_SIZE examples to bound its memory. Each
-    # block is a kernel call of its own, whose entry and exit round otherwise
-    # than one call's do: SON over fast RFD differed by up to 1.8e-12 relative
-    # after three passes on one machine, under 1e-12 on another (the kernels
-    # are compiled for the CPU they run on).
+    # block is a kernel call of its own, and SON's adaptive ridge over FD makes
+    # a call factor afresh from the Gram matrix what one call borders row by
+    # row (the span of the rows, fd_border_span): the two round differently.
+    # Over fast RFD three passes differed by 1.8e-12 relative on one machine
+    # (6.6e-14 with ridge='fixed'), under 1e-12 on another (the kernels are
+    # compiled for the CPU they run on).
     X, y = stream
     whole = make_model(name, max_iter=3).fit(X, y)
     monkeypatch.setattr(SketchedOnlineClassifier, "_BLOCK_SIZE", 7)
     blocked = make_model(name, max_iter=3).fit(X, y)
-    np.testing.assert_allclose(blocked.coef_, whole.coef_, rtol=1e-10, atol=1e-14)
-    assert blocked.progressive_loss_ == pytest.approx(whole.progressive_loss_, rel=1e-10)
+    rtol = 1e-10 if name == "son-fast_rfd" else 1e-12
+    np.testing.assert_allclose(blocked.coef_, whole.coef_, rtol=rtol, atol=1e-14)
+    assert blocked.progressive_loss_ == pytest.approx(whole.progressive_loss_, rel=rtol)
     assert blocked.t_ == whole.t_
 
 
