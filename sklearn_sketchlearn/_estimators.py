@@ -365,6 +365,9 @@ class _BaseSketchedOnline(BaseEstimator):
         pool = Parallel(n_jobs=self.n_jobs, require="sharedmem") if threads else nullcontext()
         with pool as parallel:
             for epoch in range(n_epochs):
+                if self._multinomial and self.update_rule_._centers_classes(self._state,
+                                                                            self._fit_passes):
+                    self._center_classes()
                 permutation = rng.permutation(n_samples) if rng is not None else None
                 counts = self._positive_counts(sample_weight, permutation, n_samples)
                 sums = np.zeros(3)
@@ -965,6 +968,18 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         with np.errstate(over="ignore", invalid="ignore"):
             margins = self._clip(safe_sparse_dot(X[order], coef.T) + intercept, limits)
             return other_classes_margins(np.ascontiguousarray(margins.T))
+
+    def _center_classes(self):
+        """Remove the weights the classes share (where the update rule asks:
+        SON's ``_centers_classes``); the block's model (:meth:`_offsets`)
+        moves with them, so that its rows' margins against the other classes
+        stay as they were."""
+        coef, intercept = self._model_from_state()[:2]
+        weights = self._state["weights"]
+        weights -= weights.mean(axis=0)
+        block_coef, block_intercept, limits = self._block_model
+        self._block_model = (block_coef - coef.mean(axis=0), block_intercept - intercept.mean(),
+                             limits)
 
     def _check_labels(self, y, classes):
         """Raise if ``y`` holds a label outside ``classes``, in blocks."""

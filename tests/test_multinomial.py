@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from scipy.special import logsumexp
-from sklearn.datasets import load_iris
+from sklearn.datasets import load_digits, load_iris
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import log_loss
 from sklearn.model_selection import train_test_split
@@ -155,6 +155,32 @@ def test_the_default_multinomial_model_learns_iris_as_logistic_regression_does()
         assert model.score(X_test, y_test) >= reference.score(X_test, y_test) - 0.03
         assert log_loss(y_test, model.predict_proba(X_test)) <= 1.5 * log_loss(
             y_test, reference.predict_proba(X_test))
+
+
+def test_fit_reaches_logistic_regressions_objective():
+    # The classes' shared weights change no probability, and the prior's step
+    # at the start of fit's later passes would turn them into class
+    # differences: the classes are centered before it
+    # (SketchedOnlineNewton._centers_classes). Reference: the minimum of
+    # LogisticRegression's objective, sum_i l_i + |coef|^2 / 2, which the
+    # default's prior (|w|^2 / 2 per weight in standardized units, at least
+    # d / 64 over d weights) nearly shares, at the model's centered weights
+    # (the same probabilities). After 10 passes: 2.0% above it; without the
+    # centering, 11.5%.
+    X, y = load_digits(return_X_y=True)
+    X_train, _, y_train, _ = train_test_split(X, y, test_size=0.3, stratify=y, random_state=0)
+    X_train = StandardScaler().fit_transform(X_train)
+
+    def objective(coef, intercept):
+        coef, intercept = coef - coef.mean(axis=0), intercept - intercept.mean()
+        scores = X_train @ coef.T + intercept
+        losses = logsumexp(scores, axis=1) - scores[np.arange(len(y_train)), y_train]
+        return losses.sum() + (coef**2).sum() / 2
+
+    reference = LogisticRegression(tol=1e-10, max_iter=5000).fit(X_train, y_train)
+    model = SketchedOnlineClassifier(max_iter=10, random_state=0).fit(X_train, y_train)
+    assert objective(model.coef_, model.intercept_) <= 1.03 * objective(reference.coef_,
+                                                                       reference.intercept_)
 
 
 def test_other_classes_margins_lose_nothing_at_extreme_scores():

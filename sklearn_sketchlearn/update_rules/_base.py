@@ -180,6 +180,15 @@ class BaseUpdateRule(BaseEstimator):
         ``saved`` keeps the arrays as they were."""
         return None
 
+    def _centers_classes(self, states, passes_before):
+        """Whether the classes of a multinomial model (``states``: every
+        class's arrays, stacked) are to lose the weights they share, which
+        change no probability, before learning after ``passes_before`` of
+        ``fit``'s passes: where the rule's next steps depend on them (see
+        SON's). ``states["weights"]`` must then hold the model in units the
+        classes share."""
+        return False
+
     def _tidy(self, states):
         """Change how ``states`` holds the model, in place, before a call
         continues it (and takes its snapshot): never the model itself, so an

@@ -496,6 +496,30 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
         floats[12] = weight
         return 0.0 if kind == OJA or kind == RANDOM_PROJECTION else share
 
+    def _centers_classes(self, states, passes_before):
+        """The softmax is the same for weights ``w_k + v`` of every class
+        ``k``, and the prior ``lambda sum_k |w_k|^2 / 2`` is least at the
+        centered ``v = -mean_k w_k``, where LogisticRegression's optimum lies.
+        The classes' side-by-side steps (``A_k^{-1} g_k``, whose ``g_k`` sum to
+        0 but whose ``A_k`` differ) move their mean, and the prior's step as it
+        grows with ``fit``'s passes, ``w_k -= Delta A_k^{-1} w_k``, would turn
+        a mean that changes no probability into class differences that do. So
+        the classes are centered just before that step, the only one that
+        depends on their mean (centering anywhere else would change nothing).
+        Measured on digits (10 classes, 65 weights; the objective ``sum_i l_i
+        + |coef|^2 / 2`` above LogisticRegression's optimum, 89.6): 16.5 / 10.3
+        / 6.0 after 5 / 10 / 20 passes uncentered, 7.1 / 1.8 / 1.2 centered
+        (the binary task "digit < 5": 0.63 / 0.03 / 0.01). Only where the
+        classes' weights share their units (not under
+        ``feature_scaling='adagrad'``), no bound clips the margins (the softmax
+        of clipped margins is not invariant) and the weights are held densely
+        (not in the sparse form, whose ``w_bar`` columns catch up lazily)."""
+        floats = states["floats"]
+        return bool(self.ridge == "adaptive" and self.feature_scaling != "adagrad"
+                    and self.bound_ is None and not states["form"][:, SPARSE].any()
+                    and ((floats[:, 12] != self._weight_so_far(passes_before))
+                         & (floats[:, 6] != 0.0)).any())  # (as in _grow_floor)
+
     @staticmethod
     def _log_loss_max_step(settings):
         """How far a step may move its example's margin under the log loss
