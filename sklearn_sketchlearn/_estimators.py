@@ -529,9 +529,13 @@ class _BaseSketchedOnline(BaseEstimator):
             return published
         if "_state" not in self.__dict__:
             raise AttributeError(f"{type(self).__name__!r} object is not fitted yet")
+        published = self._model_from_state()
+        for array in published[:2]:
+            # the state is the model: an edit of coef_ would last until the next call
+            array.flags.writeable = False
         # one assignment, so that threads predicting at once see one model
-        self._published = self._model_from_state()
-        return self._published
+        self._published = published
+        return published
 
     def _model_from_state(self):
         """:meth:`_published_model`'s ``(coef_, intercept_, limits)``, computed now."""
@@ -647,7 +651,8 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         :data:`~sklearn_sketchlearn.sketches.SKETCHES`), an object of
         :mod:`sklearn_sketchlearn.sketches` (``sketch__sketch_size``), or None
         for rules that use none. ``'auto'`` takes the rule's default:
-        ``'fast_fd'`` for ADA-FD and SDROGD, None for the first-order rules,
+        ``'fast_fd'`` for ADA-FD, ``'oja'`` for SDROGD, None for the
+        first-order rules,
         and for SON the exact sketch up to 112 weights (features and
         intercept), where it costs at most about 1.25 times ``'fast_rfd'``
         and misses nothing, ``'fast_rfd'`` beyond.
@@ -702,7 +707,8 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
     Attributes
     ----------
     coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
-        Weights of the features.
+        Weights of the features, read-only: they are computed from the
+        learner's state, which the next call continues.
     intercept_ : ndarray of shape (1,) or (n_classes,)
         Intercepts.
     classes_ : ndarray of shape (n_classes,)
@@ -1172,7 +1178,8 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
     Attributes
     ----------
     coef_ : ndarray of shape (n_features,)
-        Weights of the features.
+        Weights of the features, read-only: they are computed from the
+        learner's state, which the next call continues.
     intercept_ : ndarray of shape (1,)
         The intercept.
     update_rule_ : update rule
@@ -1348,11 +1355,12 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
         with np.errstate(over="ignore"):
             shifted = targets - self._target_offset
         if not np.isfinite(shifted).all():
+            cause = ("The targets differ from the first one (the offset the regressor learns "
+                     "from, see fit_intercept) by more than a float holds. Scale y first.")
+            if not np.isfinite(targets).all():
+                cause = "The targets hold NaN or infinity."
             raise ValueError(
-                "The targets differ from the first one (the offset the regressor learns "
-                "from, see fit_intercept) by more than a float holds. Scale y first. The "
-                "model is left as it was before this call."
-            )
+                f"{cause} The model is left as it was before this call.{unchecked_input()}")
         return shifted[np.newaxis], sample_weight[np.newaxis]
 
     def _n_decision_rows(self):

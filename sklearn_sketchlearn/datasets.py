@@ -7,9 +7,11 @@ The generators follow scikit-learn's ``make_*`` contract: ``n_samples``,
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.datasets import make_classification
-from sklearn.utils import check_random_state
+from sklearn.utils import _safe_indexing, check_random_state
 from sklearn.utils._param_validation import Interval, validate_params
+from sklearn.utils.validation import _num_samples
 
 
 @validate_params(
@@ -347,7 +349,10 @@ def iter_minibatches(X, y=None, *, batch_size=100):
     """
     if not (isinstance(batch_size, Integral) and batch_size >= 1):
         raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}.")
-    n_samples = X.shape[0]
+    if sp.issparse(X) and X.format not in ("csr", "csc"):
+        X = X.tocsr()  # (COO and DIA matrices have no row slices)
+    n_samples = _num_samples(X)
     for start in range(0, n_samples, batch_size):
-        stop = min(start + batch_size, n_samples)
-        yield X[start:stop] if y is None else (X[start:stop], y[start:stop])
+        rows = slice(start, min(start + batch_size, n_samples))
+        chunk = _safe_indexing(X, rows)
+        yield chunk if y is None else (chunk, _safe_indexing(y, rows))

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.linear_model import LogisticRegression
 
@@ -96,3 +97,13 @@ def test_iter_minibatches_covers_the_rows_in_order():
     np.testing.assert_array_equal(np.vstack(chunks), X)
     with pytest.raises(ValueError, match="batch_size"):
         next(iter_minibatches(X, batch_size=0))
+
+
+def test_iter_minibatches_takes_any_array_like_and_sparse_format():
+    X, y = np.arange(14.0).reshape(7, 2), np.arange(7)
+    for rows in (X.tolist(), sp.coo_matrix(X), sp.csc_array(X)):
+        chunks = list(iter_minibatches(rows, y.tolist(), batch_size=3))
+        assert [len(labels) for _, labels in chunks] == [3, 3, 1]
+        got = [chunk.toarray() if sp.issparse(chunk) else np.asarray(chunk) for chunk, _ in chunks]
+        np.testing.assert_array_equal(np.vstack(got), X)
+        np.testing.assert_array_equal(np.concatenate([labels for _, labels in chunks]), y)

@@ -230,6 +230,11 @@ def test_partial_fit_leaves_coef_to_its_first_use(stream):
     np.testing.assert_array_equal(read.intercept_, unread.intercept_)
     np.testing.assert_allclose(read.decision_function(X), X @ read.coef_.T + read.intercept_,
                                rtol=1e-12, atol=1e-12)
+    # coef_ is read out of the state, which the next call continues: an edit
+    # in place would change predictions until then only, so it fails loudly
+    for array in (read.coef_, read.intercept_):
+        with pytest.raises(ValueError, match="read-only"):
+            array[...] = 0.0
 
 
 def test_predict_proba_for_the_log_loss(stream):

@@ -60,6 +60,22 @@ def test_unchecked_nan_is_named_in_the_error(stream, make):
     assert pickle.dumps(model) == before
 
 
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_unchecked_nan_target_is_named_in_the_error(stream, fit_intercept):
+    # the regressor's targets are shifted by the first one, which a NaN made
+    # not finite: the error blamed the shift (none without an intercept)
+    X, _ = stream
+    y = X @ np.linspace(-2.0, 3.0, X.shape[1])
+    model = SketchedOnlineRegressor(fit_intercept=fit_intercept).partial_fit(X[:50], y[:50])
+    before = pickle.dumps(model)
+    unchecked = y[50:].copy()
+    unchecked[7] = np.nan
+    with config_context(assume_finite=True):
+        with pytest.raises(ValueError, match="targets hold NaN or infinity.*assume_finite is set"):
+            model.partial_fit(X[50:], unchecked)
+    assert pickle.dumps(model) == before
+
+
 def test_a_later_chunk_whose_sum_overflows_raises_only_the_learners_error(stream):
     # a later chunk's cheap check sums it; a sum that overflows (finite entries
     # of 1e308) sends it down the full path, without numpy's RuntimeWarning
