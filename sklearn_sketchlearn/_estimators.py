@@ -637,7 +637,9 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
     the curvature of its own margin (the Hessian's diagonal blocks, one per
     class), and SON caps how far a step moves that margin at half a binary
     problem's cap, so that two competing classes, stepping side by side, move
-    apart as far as a binary margin would.
+    apart as far as a binary margin would. Before the prior's step of each of
+    ``fit``'s later passes, SON centers the classes' weights, whose shared
+    part changes no probability (see the user guide's "Losses").
 
     Parameters
     ----------
