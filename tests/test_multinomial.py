@@ -183,6 +183,27 @@ def test_fit_reaches_logistic_regressions_objective():
                                                                        reference.intercept_)
 
 
+def test_centering_changes_no_probability_where_no_prior_steps(data, monkeypatch):
+    # Centering matters only to the prior's step (SON's _centers_classes):
+    # with a fixed ridge there is none, and centering at the start of every
+    # later pass, the block's model moved with the weights, must leave every
+    # probability as it was (without moving the block's model: 3.7e-3 off)
+    X, labels, weights = data
+
+    def fit():
+        model = SketchedOnlineClassifier(SketchedOnlineNewton(ridge="fixed"), max_iter=3,
+                                         random_state=0)
+        return model.fit(X, labels, sample_weight=weights)
+
+    plain = fit()
+    monkeypatch.setattr(SketchedOnlineNewton, "_centers_classes",
+                        lambda rule, states, passes_before: passes_before > 0)
+    centered = fit()
+    assert np.abs(centered.coef_.sum(axis=0) - plain.coef_.sum(axis=0)).max() > 0.01  # (it did)
+    np.testing.assert_allclose(centered.predict_proba(X), plain.predict_proba(X), rtol=1e-10,
+                               atol=1e-13)
+
+
 def test_other_classes_margins_lose_nothing_at_extreme_scores():
     rng = np.random.default_rng(0)
     scores = rng.standard_normal((5, 50)) * 300

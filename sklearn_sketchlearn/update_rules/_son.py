@@ -488,13 +488,21 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
         model from 0.907 to 0.672 test accuracy over Oja's sketch, 0.890 over
         RP; FD and the exact sketch moved by 0.006 at most)."""
         floats = state["floats"]
+        if not self._floor_grows(floats, passes_before):
+            return 0.0
         weight = self._weight_so_far(passes_before)
-        if self.ridge == "fixed" or floats[6] == 0.0 or floats[12] == weight:
-            return 0.0  # (the floor is set by the first curvature vector)
         share = float(1.0 - floats[12] / weight)
         floats[6] *= weight / floats[12]
         floats[12] = weight
         return 0.0 if kind == OJA or kind == RANDOM_PROJECTION else share
+
+    def _floor_grows(self, floats, passes_before):
+        """Whether the floor (``floats[6]``, set by the first curvature
+        vector; ``floats`` of one state or stacked) holds less weight than
+        ``passes_before`` of ``fit``'s passes, so that :meth:`_grow_floor`
+        grows it and the prior takes its step."""
+        return ((self.ridge == "adaptive") & (floats[..., 6] != 0.0)
+                & (floats[..., 12] != self._weight_so_far(passes_before)))
 
     def _centers_classes(self, states, passes_before):
         """The softmax is the same for weights ``w_k + v`` of every class
@@ -514,11 +522,9 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
         ``feature_scaling='adagrad'``), no bound clips the margins (the softmax
         of clipped margins is not invariant) and the weights are held densely
         (not in the sparse form, whose ``w_bar`` columns catch up lazily)."""
-        floats = states["floats"]
-        return bool(self.ridge == "adaptive" and self.feature_scaling != "adagrad"
-                    and self.bound_ is None and not states["form"][:, SPARSE].any()
-                    and ((floats[:, 12] != self._weight_so_far(passes_before))
-                         & (floats[:, 6] != 0.0)).any())  # (as in _grow_floor)
+        return bool(self.feature_scaling != "adagrad" and self.bound_ is None
+                    and not states["form"][:, SPARSE].any()
+                    and self._floor_grows(states["floats"], passes_before).any())
 
     @staticmethod
     def _log_loss_max_step(settings):
