@@ -7,7 +7,8 @@
 
 How much does a user lose by not tuning? On each problem of the suite
 (``problems()``: sklearn's data sets standardized and raw, SON's ill-conditioned
-problem, rescaled and correlated features, regression with raw targets and
+problem, rescaled and correlated features, features mixed so that the signal
+lies in directions of small curvature too, regression with raw targets and
 with a flat spectrum wider than a sketch, and the LIBSVM classification files
 of ``../shared/datasets`` or of the folder named by ``SKETCHLEARN_DATASETS``
 when present) every pairing of an update rule with a
@@ -128,11 +129,37 @@ def correlated_regression(target_scale=1.0):
     return split(X, y * target_scale, stratify=False)
 
 
+def mixing_matrix(rng, d):
+    """A random ``d x d`` matrix with singular values log-uniform over 10^-1..10^1."""
+    U, _ = np.linalg.qr(rng.standard_normal((d, d)))
+    V, _ = np.linalg.qr(rng.standard_normal((d, d)))
+    return (U * 10.0 ** rng.uniform(-1, 1, d)) @ V.T
+
+
+def mixed_features(rng, classification, n=5000, d=200):
+    """Standard normal features mixed by :func:`mixing_matrix`, the signal in a
+    quarter of the unmixed ones: much of it lies in directions of small
+    curvature of the mixed features, which a sketch of a few directions learns
+    slowly."""
+    Z = rng.standard_normal((n, d))
+    signal = Z @ (rng.standard_normal(d) * (rng.random(d) < 0.25))
+    X, signal = Z @ mixing_matrix(rng, d), signal / signal.std()
+    if classification:
+        return X, (signal + 0.3 * rng.standard_normal(n) > 0).astype(int)
+    return X, signal + 0.1 * rng.standard_normal(n)
+
+
+def mixed_design(classification):
+    """:func:`mixed_features` of this suite's seed, split."""
+    X, y = mixed_features(np.random.default_rng(SEED), classification)
+    return split(X, y, stratify=classification)
+
+
 def flat_regression():
-    """``make_regression`` with 200 independent features, all informative: a flat
+    """``make_regression`` with 300 independent features, all informative: a flat
     spectrum wider than the exact sketch's default, so most of the curvature
     lies outside a sketch of 10 directions."""
-    X, y = datasets.make_regression(4000, 200, n_informative=200, noise=10.0,
+    X, y = datasets.make_regression(4000, 300, n_informative=300, noise=10.0,
                                     random_state=SEED)
     return split(X, y, stratify=False)
 
@@ -164,6 +191,7 @@ def problems():
         registry[f"ill_conditioned_{kappa}{suffix}"] = (
             partial(ill_conditioned, float(kappa), rescale), "classification", True)
     registry["correlated_classification"] = (correlated_classification, "classification", False)
+    registry["mixed_design"] = (partial(mixed_design, True), "classification", False)
     folder = datasets_folder()
     paths = sorted(folder.rglob("*")) if folder.is_dir() else []
     files = {path.name.removesuffix(".gz").removesuffix(".bz2"): path
@@ -182,6 +210,7 @@ def problems():
     registry["correlated_regression"] = (correlated_regression, "regression", False)
     registry["correlated_regression_raw_targets"] = (partial(correlated_regression, 1e4),
                                                      "regression", False)
+    registry["mixed_design_regression"] = (partial(mixed_design, False), "regression", False)
     registry["flat_regression"] = (flat_regression, "regression", False)
     return registry
 

@@ -655,9 +655,9 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         for rules that use none. ``'auto'`` takes the rule's default:
         ``'fast_fd'`` for ADA-FD, ``'oja'`` for SDROGD, None for the
         first-order rules,
-        and for SON the exact sketch up to 112 weights (features and
-        intercept), where it costs at most about 1.25 times ``'fast_rfd'``
-        and misses nothing, ``'fast_rfd'`` beyond.
+        and for SON the exact sketch up to 256 weights (features and
+        intercept), which misses no curvature at up to about 5 times the cost
+        of ``'fast_rfd'``, and ``'fast_rfd'`` beyond.
     loss : {'auto', 'modified_huber', 'squared_hinge', 'hinge', 'log_loss', \
 'squared_error'}, default='auto'
         The loss, on targets in {-1, +1} for each binary problem.

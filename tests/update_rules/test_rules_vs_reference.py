@@ -727,3 +727,27 @@ def test_limited_adagrad_steps_learn_wide_data_where_unlimited_ones_overshoot():
     assert one_pass[False] < -5.0 and fitted[False] < -1.0  # the papers' step overshoots
     assert one_pass[True] > -0.5  # one pass over 210 rows of 500 features
     assert fitted[True] > ridge - 0.1
+
+
+def test_default_regressor_learns_directions_of_small_curvature_up_to_256_weights():
+    # 200 features mixed by a matrix of singular values spread over 10^-1..10^1,
+    # the signal in a quarter of the unmixed ones: much of it lies in directions
+    # of small curvature, which 10 directions of fast RFD learn at first-order
+    # speed; the default takes the exact sketch at these 201 weights
+    rng = np.random.default_rng(0)
+    Z = rng.standard_normal((3000, 200))
+    y = Z @ (rng.standard_normal(200) * (rng.random(200) < 0.25)) + rng.standard_normal(3000)
+    U, _ = np.linalg.qr(rng.standard_normal((200, 200)))
+    V, _ = np.linalg.qr(rng.standard_normal((200, 200)))
+    X = Z @ (U * 10.0 ** rng.uniform(-1, 1, 200)) @ V.T
+    X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, random_state=0)
+    scores = {}
+    for sketch in ("auto", "fast_rfd"):
+        model = SketchedOnlineRegressor(sketch=sketch, random_state=0)
+        for begin in range(0, len(y_train), 100):
+            model.partial_fit(X_train[begin:begin + 100], y_train[begin:begin + 100])
+        scores[sketch] = model.score(X_test, y_test)
+    ridge = Ridge().fit(X_train, y_train).score(X_test, y_test)
+    assert isinstance(model.sketch_, RegularizedFrequentDirections)
+    assert scores["auto"] > ridge - 0.02  # 0.966 against 0.976
+    assert scores["fast_rfd"] < ridge - 0.2  # 0.468
