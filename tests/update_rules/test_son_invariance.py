@@ -4,11 +4,13 @@ data in other units)."""
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from sklearn.datasets import load_diabetes, load_digits
 from sklearn.preprocessing import StandardScaler
 
 from sklearn_sketchlearn import SketchedOnlineClassifier, SketchedOnlineRegressor
 from sklearn_sketchlearn.datasets import make_ill_conditioned_classification
+from sklearn_sketchlearn.sketches import ExactSketch
 from sklearn_sketchlearn.update_rules import SketchedOnlineNewton
 
 SKETCHES = ["fd", "fast_fd", "rfd", "fast_rfd", "oja", "rp", "exact", None]
@@ -168,3 +170,25 @@ def test_default_labels_do_not_depend_on_standardizing(sketch):
     # the fed values are the same numbers in exact arithmetic: only rounding differs
     np.testing.assert_allclose(decisions["standardized"], decisions["raw"], rtol=0,
                                atol=1e-6 * np.abs(decisions["raw"]).max())
+
+
+@pytest.mark.parametrize("Estimator", [SketchedOnlineClassifier, SketchedOnlineRegressor])
+def test_csr_rows_learn_what_dense_rows_learn_over_the_exact_sketch(Estimator):
+    # one-hot-like flags and a year column, in CSR with a tenth of the entries
+    # stored: the exact sketch standardizes the rows as it does dense ones; in
+    # units of the non-zeros' root mean square the year is fed as about 1, a
+    # near copy of the intercept whose weight the prior held near 0 (R^2 0.35)
+    rng = np.random.default_rng(0)
+    flags = (rng.random((1500, 40)) < 0.05).astype(float)
+    year = rng.integers(0, 7, 1500)
+    score = flags @ rng.standard_normal(40) + (year - 3.0)
+    X = np.c_[flags, 2000.0 + year]
+    y = (score + rng.standard_normal(1500) > 0).astype(int) if Estimator is (
+        SketchedOnlineClassifier) else score + 0.3 * rng.standard_normal(1500)
+    dense = Estimator(random_state=0).fit(X, y)
+    csr = Estimator(random_state=0).fit(sp.csr_matrix(X), y)
+    assert isinstance(csr.sketch_, ExactSketch)
+    decisions = (csr.decision_function if hasattr(csr, "decision_function") else csr.predict)(X)
+    expected = (dense.decision_function if hasattr(dense, "decision_function")
+                else dense.predict)(X)
+    np.testing.assert_allclose(decisions, expected, rtol=1e-9, atol=1e-9 * np.abs(expected).max())
