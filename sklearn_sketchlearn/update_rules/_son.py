@@ -74,7 +74,10 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
       has its own ``alpha_0 + min(shrinkage / 2, M_t / max(min(d, n_t) - m,
       min(d, n_t) / 2, 1))``: its half shrinkage bounds what the worst direction missed, the
       spread what a mean one did, and on wide data the first is several times
-      the second (RFD-SON then stepped as many times too short). Every
+      the second (RFD-SON then stepped as many times too short). Over FD
+      and RFD the spread is halved: half the mean missed curvature is the
+      least ridge stable along a direction of the mean, and the directions
+      below it learn twice as fast (see ``FD_MISSED_SHARE``). Every
       adaptive ``alpha_t`` is at least one example's curvature, ``c_1^2`` (the
       exact sketch's prior below at ``alpha = 1``): a sketch that holds all
       the directions seen so far misses nothing, and a smaller ridge lets the
@@ -265,14 +268,14 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
     # of 150 to 250 weights, 3 seeds each (the same script: one pass in chunks
     # of 100 and fit; features mixed by a matrix of spread singular values, low
     # effective rank, digits with its pixels' differences, words in CSR), mean
-    # test accuracy or R^2 0.912 against 0.807 after one pass, higher on 18 of
-    # 21 (fit: 0.913 against 0.836, 14 of 21); where much of the signal lies in
+    # test accuracy or R^2 0.912 against 0.817 after one pass, higher on 19 of
+    # 21 (fit: 0.915 against 0.845, 18 of 21); where much of the signal lies in
     # directions of small curvature (the mixed features) accuracy 0.856 against
-    # 0.723 and R^2 0.983 against 0.453, where SGDClassifier and SGDRegressor
+    # 0.731 and R^2 0.983 against 0.493, where SGDClassifier and SGDRegressor
     # after StandardScaler reach 0.844 and 0.827. At 256 the exact step costs
     # about 5 times fast FD's; its cost grows faster beyond. SON's problem
     # (d = 100, one pass) at kappa = 10 and 200 makes 0.038 and 0.028
-    # progressive errors over it, 0.053 and 0.037 over fast RFD. With one
+    # progressive errors over it, 0.042 and 0.034 over fast RFD. With one
     # example's prior it lost on digits (65 weights, 10 classes: progressive
     # error 0.103 against 0.076); with the log loss's margin prior it makes
     # 0.076, and accuracy after fit 0.972 against 0.961, log loss 0.120 against

@@ -265,6 +265,8 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
         # FD misses at most what escaped it, trace(G - S^T S), with g_hat in
         escaped = missed if sketch.kind != "fd" else min(missed, max(total - np.trace(gram), 0))
         spread = escaped / max(min(D, n_sketched) - directions, min(D, n_sketched) / 2, 1)
+        if sketch.kind == "fd":  # half the mean missed curvature per direction
+            spread /= 2
         # RFD's shift, but never above the mean curvature missed per direction
         ridge = sketch.alpha0 + alpha * total / D + (
             min(sketch_shift, spread) if sketch.regularized else spread)
