@@ -464,8 +464,8 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
             # CSR (ColumnTransformer's output) reached R^2 0.60 where the same
             # rows dense reach 0.92, as they now do in CSR
             scaling = {None: 0, "adagrad": 1, "standardize": 2, "scale": 3}[self.feature_scaling]
-            scales = scaling == 2 and settings.sparse_data and kind != EXACT
-            form[SCALING] = 1 + (3 if scales else scaling)
+            scale_units = scaling == 2 and settings.sparse_data and kind != EXACT
+            form[SCALING] = 1 + (3 if scale_units else scaling)
         scaling = int(form[SCALING]) - 1
         sparse = bool(chunk[4]) and kind != EXACT and scaling != 2 and self._sparse_form(
             state["weights"].shape[0], state["rows"].shape[0], chunk[1].size, chunk[3].size - 1)
