@@ -26,6 +26,8 @@ def read_only(array):
 _EMPTY_FLOATS = read_only(np.empty((0, 0)))
 _EMPTY_DATA = read_only(np.empty(0))
 _EMPTY_INDICES = read_only(np.empty(0, dtype=np.int32))
+# the CSR index types check_array accepts as they are
+_INDEX_TYPES = (np.dtype(np.int32), np.dtype(np.int64))
 
 
 def validate_chunk(estimator, X, *, first_call):
@@ -44,19 +46,30 @@ def validate_chunk(estimator, X, *, first_call):
 def plain_chunk(estimator, X, y):
     """The common case of a stream after the first chunk, validated cheaply.
 
-    A C-ordered float64 ndarray with the fitted number of columns and finite
-    values, numeric finite 1-d targets of the same length, and an estimator
-    fitted without feature names: exactly what :func:`validate_data` would
-    accept and return unchanged. Returns ``(X, y)``, or None to take the full
-    path (which also produces scikit-learn's error messages).
+    A C-ordered float64 ndarray, or a float64 CSR matrix (``csr_matrix`` or
+    ``csr_array``) with int32 or int64 indices, with the fitted number of
+    columns and finite values, numeric finite 1-d targets of the same
+    length, and an estimator fitted without feature names: exactly what
+    :func:`validate_data` would accept and return unchanged. Returns ``(X,
+    y)``, or None to take the full path (which also produces scikit-learn's
+    error messages). The full path's checks cost about a millisecond a call
+    (a stream of a9a's CSR rows in calls of 1,000: 1.3 us an example, a fifth
+    of SON's learning over Oja's sketch).
 
     Subclasses of ndarray take the full path, as on the first call: a masked
     array's sum skips its masked entries (which :func:`check_array` keeps, NaN
     included) and ``np.matrix`` is refused there.
     """
+    if type(X) is np.ndarray:
+        plain = X.ndim == 2 and X.flags.c_contiguous
+        values = X
+    else:
+        plain = (type(X) in (sp.csr_matrix, sp.csr_array) and X.ndim == 2
+                 and X.indices.dtype in _INDEX_TYPES and X.indptr.dtype in _INDEX_TYPES)
+        values = X.data if plain else None
     if not (
-        type(X) is np.ndarray and type(y) is np.ndarray
-        and X.dtype == np.float64 and X.ndim == 2 and X.flags.c_contiguous
+        plain and type(y) is np.ndarray
+        and X.dtype == np.float64
         and y.ndim == 1 and y.dtype.kind in "biuf"
         and 0 < X.shape[0] == y.shape[0] and X.shape[1] == estimator.n_features_in_
         and not hasattr(estimator, "feature_names_in_")
@@ -65,7 +78,7 @@ def plain_chunk(estimator, X, y):
     # a finite sum means finite entries, without an n x d temporary (an
     # overflowing sum merely sends the chunk down the full path)
     with np.errstate(over="ignore"):
-        finite = np.isfinite(X.sum()) and (y.dtype.kind != "f" or np.isfinite(y.sum()))
+        finite = np.isfinite(values.sum()) and (y.dtype.kind != "f" or np.isfinite(y.sum()))
     if not finite:
         return None
     return X, y

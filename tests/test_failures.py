@@ -14,11 +14,12 @@ from sklearn.base import clone, is_classifier
 from sklearn.datasets import load_iris, make_blobs, make_classification
 from sklearn.exceptions import NotFittedError
 from sklearn.preprocessing import StandardScaler
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from sklearn_sketchlearn import SketchedOnlineClassifier, SketchedOnlineRegressor
 from sklearn_sketchlearn._kernels._son_sparse import REFRESHES, catch_up_all
 from sklearn_sketchlearn._units import CENTRED_SPARSE_FLOATS
+from sklearn_sketchlearn._validation import CHUNK_CHECKS
 from sklearn_sketchlearn.sketches import SKETCHES, OjaSketch
 from sklearn_sketchlearn.update_rules import (
     SDROGD,
@@ -217,6 +218,52 @@ def targets(kind, X, y):
     if kind == "regressor":
         return X @ np.linspace(-1, 1, X.shape[1])
     return y
+
+
+def csr_variants(X):
+    """A chunk as ``check_array`` accepts it: CSR of float64 with int32 or
+    int64 indices as it is, the other forms converted."""
+    plain = sp.csr_matrix(X)
+    wide_indices = plain.copy()
+    wide_indices.indices = wide_indices.indices.astype(np.int64)
+    wide_indices.indptr = wide_indices.indptr.astype(np.int64)
+    return {"csr_matrix": plain, "csr_array": sp.csr_array(X), "int64 indices": wide_indices,
+            "float32": plain.astype(np.float32), "csc": sp.csc_matrix(X)}
+
+
+@pytest.mark.parametrize("form", list(csr_variants(np.eye(2))))
+def test_a_later_csr_chunk_learns_what_the_full_checks_would_give(stream, form):
+    # later chunks of a stream take cheap checks where validate_data would
+    # return them unchanged (CSR of float64, int32 or int64 indices); the
+    # other forms take the full path, which converts them
+    X, y = stream
+    chunk = csr_variants(X[50:])[form]
+    model, reference = (SketchedOnlineClassifier(random_state=0).partial_fit(
+        X[:50], y[:50], classes=[0, 1, 2]) for _ in range(2))
+    model.partial_fit(chunk, y[50:])
+    checked = validate_data(reference, chunk, reset=False, **CHUNK_CHECKS)
+    reference.partial_fit(checked, y[50:])
+    if form in ("csr_matrix", "csr_array", "int64 indices"):
+        assert checked.data is chunk.data
+    np.testing.assert_array_equal(model.coef_, reference.coef_)
+
+
+@pytest.mark.parametrize("bad, message", [
+    (np.nan, "Input X contains NaN"), (np.inf, "Input X contains infinity"),
+    ("width", "X has 7 features, but SketchedOnlineClassifier is expecting 8")])
+def test_a_later_csr_chunk_is_refused_as_on_the_first_call(stream, bad, message):
+    X, y = stream
+    model = SketchedOnlineClassifier(random_state=0).partial_fit(X[:50], y[:50],
+                                                                 classes=[0, 1, 2])
+    chunk = sp.csr_matrix(X[50:])
+    if bad == "width":
+        chunk = chunk[:, :-1]
+    else:
+        chunk.data[5] = bad
+    before = pickle.dumps(model)
+    with pytest.raises(ValueError, match=message):
+        model.partial_fit(chunk, y[50:])
+    assert pickle.dumps(model) == before
 
 
 def fit_args(kind, y):
