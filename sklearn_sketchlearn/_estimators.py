@@ -14,6 +14,7 @@ from contextlib import contextmanager, nullcontext
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 from joblib import Parallel, delayed
 from sklearn import get_config
 from sklearn.base import BaseEstimator, RegressorMixin, _fit_context, clone, is_classifier
@@ -33,6 +34,7 @@ from sklearn.utils.validation import (
 )
 
 from . import _units
+from ._kernels._rows import distinct_sorted
 from ._validation import CHUNK_CHECKS, plain_chunk, record_features, row_arrays
 from .losses import (
     CLASSIFICATION_LOSSES,
@@ -168,8 +170,17 @@ class _BaseSketchedOnline(BaseEstimator):
         seed_source = getattr(sketch, "random_state", None)
         rng = check_random_state(seed_source if seed_source is not None else random_state)
         size = n_features + self.fit_intercept
-        states = [rule._allocate(sketch, size, loss, rng, n_outputs) for _ in range(n_problems)]
-        self._state = {key: np.stack([state[key] for state in states]) for key in states[0]}
+        # each problem's state goes into the stacked arrays as it is made: a
+        # list of them stacked at once held the model twice (20 classes over
+        # fast FD at d = 2^20: 10 GB at the peak, and 11 s to allocate)
+        self._state = None
+        for k in range(n_problems):
+            state = rule._allocate(sketch, size, loss, rng, n_outputs)
+            if self._state is None:
+                self._state = {key: np.empty((n_problems, *value.shape), value.dtype)
+                               for key, value in state.items()}
+            for key, value in state.items():
+                self._state[key][k] = value
         self._units = None
         center = _units.centres(X_raw, self.fit_intercept, rule._centers_sparse_rows,
                                 self._BLOCK_SIZE)
@@ -537,11 +548,14 @@ class _BaseSketchedOnline(BaseEstimator):
         self._published = published
         return published
 
-    def _model_from_state(self):
-        """:meth:`_published_model`'s ``(coef_, intercept_, limits)``, computed now."""
+    def _model_from_state(self, features=None):
+        """:meth:`_published_model`'s ``(coef_, intercept_, limits)``, computed now;
+        with ``features`` (sorted columns, and the intercept's index, the
+        number of features, if fitted; not in running units), ``coef_`` of
+        those columns only."""
         states = [{key: value[k] for key, value in self._state.items()}
                   for k in range(self._state["weights"].shape[0])]
-        coef = np.vstack([self.update_rule_._coef(state) for state in states])
+        coef = np.vstack([self.update_rule_._coef(state, features) for state in states])
         if self._units is not None:
             coef = _units.original_coef(coef, self._units, self.fit_intercept)
         limits = np.array([self.update_rule_._prediction_limit(state) for state in states])
@@ -969,25 +983,47 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         from the next block on); that model is kept across calls."""
         if not self._multinomial:
             return super()._offsets(X, order, weights)
-        if self._n_positive % self._multinomial_block(self._n_positive) == 0:  # a block starts
-            self._block_model = self._model_from_state()
-        coef, intercept, limits = self._block_model
+        rows = X[order]
+        length = self._multinomial_block(self._n_positive)
+        if self._n_positive % length == 0:  # a block starts
+            if order.size == length and sp.issparse(X) and self._units is None:
+                # it ends in this call: its CSR rows need the model at their own
+                # columns only, O(m) a weight where the whole model costs O(m d)
+                # per class (20 classes of hashed text, d = 2^20: a pass took
+                # 37 s, 2 of them learning)
+                rows, coef, intercept, limits = self._block_model_at_columns(rows)
+                self._block_model = None  # (no later call continues the block)
+            else:
+                self._block_model = self._model_from_state()
+        if self._block_model is not None:
+            coef, intercept, limits = self._block_model
         # (a margin that overflows stops the kernel, which reports the divergence)
         with np.errstate(over="ignore", invalid="ignore"):
-            margins = self._clip(safe_sparse_dot(X[order], coef.T) + intercept, limits)
+            margins = self._clip(safe_sparse_dot(rows, coef.T) + intercept, limits)
             return other_classes_margins(np.ascontiguousarray(margins.T))
+
+    def _block_model_at_columns(self, rows):
+        """``(rows', coef, intercept, limits)``: the model at the columns the CSR
+        ``rows`` store, and the rows with those columns renumbered to match."""
+        columns = distinct_sorted(rows.indices)
+        features = np.append(columns, rows.shape[1]) if self.fit_intercept else columns
+        coef, intercept, limits = self._model_from_state(features)
+        renumbered = sp.csr_matrix((rows.data, np.searchsorted(columns, rows.indices),
+                                    rows.indptr), shape=(rows.shape[0], columns.size))
+        return renumbered, coef, intercept, limits
 
     def _center_classes(self):
         """Remove the weights the classes share (where the update rule asks:
         SON's ``_centers_classes``); the block's model (:meth:`_offsets`)
         moves with them, so that its rows' margins against the other classes
         stay as they were."""
-        coef, intercept = self._model_from_state()[:2]
+        if self._block_model is not None:  # (None: the last block ended with its call)
+            coef, intercept = self._model_from_state()[:2]
+            block_coef, block_intercept, limits = self._block_model
+            self._block_model = (block_coef - coef.mean(axis=0),
+                                 block_intercept - intercept.mean(), limits)
         weights = self._state["weights"]
         weights -= weights.mean(axis=0)
-        block_coef, block_intercept, limits = self._block_model
-        self._block_model = (block_coef - coef.mean(axis=0), block_intercept - intercept.mean(),
-                             limits)
 
     def _check_labels(self, y, classes):
         """Raise if ``y`` holds a label outside ``classes``, in blocks."""

@@ -19,6 +19,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
 
 from sklearn_sketchlearn import SketchedOnlineClassifier
+from sklearn_sketchlearn._kernels._son_sparse import SPARSE
 from sklearn_sketchlearn.losses import multinomial_log_loss, other_classes_margins
 from sklearn_sketchlearn.sketches import ExactSketch, FrequentDirections
 from sklearn_sketchlearn.update_rules import OnlineGradientDescent, SketchedOnlineNewton
@@ -128,6 +129,28 @@ def test_how_a_stream_is_cut_into_calls_changes_nothing(data):
         chunked.partial_fit(X[start : start + 7], labels[start : start + 7], classes=[0, 1, 2])
     np.testing.assert_allclose(chunked.coef_, whole.coef_, rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(chunked.intercept_, whole.intercept_, rtol=1e-12, atol=1e-14)
+
+
+def test_csr_rows_in_the_sparse_form_learn_as_however_the_calls_cut_the_blocks():
+    # a block that ends in its call takes the model at its rows' columns only
+    # (_block_model_at_columns), one cut by the call's end the whole model:
+    # wide CSR rows, whose states take the sparse form, learn the same either way
+    rng = np.random.default_rng(0)
+    X = sp.random(300, 2000, density=0.004, format="csr", random_state=rng,
+                  data_rvs=rng.standard_normal)
+    labels = np.argmax(X @ rng.standard_normal((2000, 4)) + 0.3 * rng.standard_normal((300, 4)),
+                       axis=1)
+    whole = SketchedOnlineClassifier(loss="log_loss", max_iter=1, shuffle=False,
+                                     random_state=0).fit(X, labels)
+    chunked = SketchedOnlineClassifier(loss="log_loss", random_state=0)
+    for start in range(0, len(labels), 7):
+        chunked.partial_fit(X[start : start + 7], labels[start : start + 7],
+                            classes=[0, 1, 2, 3])
+    assert whole._state["form"][:, SPARSE].all() and chunked._state["form"][:, SPARSE].all()
+    # (the lazy changes of the sketch's columns catch up between calls: rounding)
+    np.testing.assert_allclose(chunked.coef_, whole.coef_, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(chunked.intercept_, whole.intercept_, rtol=1e-9, atol=1e-12)
+    assert chunked.progressive_loss_ == pytest.approx(whole.progressive_loss_, rel=1e-9)
 
 
 def test_probabilities_are_the_softmax_of_the_decisions(data):

@@ -395,18 +395,21 @@ def catch_up_all(columns, weights, versions, maps, folds, form):
 
 
 @jit
-def sparse_weights(columns, weights, sketch_weights, versions, maps, folds, form, out):
-    """``out = w``: ``w_bar + Z^T b`` with every column brought up to date on
-    the fly (the state is left as it is): O(m d)."""
+def sparse_weights(columns, weights, sketch_weights, versions, maps, folds, form, features,
+                   out):
+    """``out[p] = w_j``, ``j = features[p]``: ``w_bar + Z^T b`` with the columns
+    brought up to date on the fly (the state is left as it is): O(m) a
+    weight, O(m d) for all of them."""
     current = form[VERSION]
     effective = np.empty((current + 1, sketch_weights.shape[0]))
     for v in range(current):  # column at version v: Z_v^T (folds[v] + P_v^T b)
         matvec(maps[v], maps.shape[1], sketch_weights, effective[v])
         axpy(1.0, folds[v], effective[v])
     copy_into(sketch_weights, effective[current])
-    for j in range(columns.shape[0]):
+    for p in range(features.shape[0]):
+        j = features[p]
         version = versions[j] if versions.shape[0] else 0
-        out[j] = weights[j] + dot(columns[j], effective[version])
+        out[p] = weights[j] + dot(columns[j], effective[version])
 
 
 @jit

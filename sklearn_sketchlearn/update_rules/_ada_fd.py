@@ -205,10 +205,12 @@ class AdaFD(SparseFormRule, BaseUpdateRule):
         state["gram_eigenvalues"][:n_rows] = eigenvalues
         state["gram_eigenvectors"][:n_rows, :n_rows] = eigenvectors
 
-    def _weights(self, state):
-        weights = super()._weights(state)
+    def _weights(self, state, features=None):
+        weights = super()._weights(state, features)
         if state["form"][SPARSE] and self.form == "dual":  # w_bar + sigma g_bar + Z^T b
-            weights = weights + state["floats"][DUAL_SCALE] * state["gradient_sum"]
+            sums = state["gradient_sum"]
+            weights = weights + state["floats"][DUAL_SCALE] * (
+                sums if features is None else sums[features])
         return weights
 
     def _partial_fit(self, chunk, state, sketch, loss, settings, decisions):

@@ -152,13 +152,17 @@ class BaseUpdateRule(BaseEstimator):
         :class:`sklearn_sketchlearn._units.UnitsChange`."""
         raise NotImplementedError
 
-    def _coef(self, state):
-        """Weights in the original feature space, intercept last."""
-        return self._weights(state)
+    def _coef(self, state, features=None):
+        """Weights in the original feature space, intercept last; only those
+        of the sorted indices ``features`` (the intercept's is the number of
+        features), if given."""
+        return self._weights(state, features)
 
-    def _weights(self, state):
-        """The weight vector the rule learns, in its own units."""
-        return state["weights"]
+    def _weights(self, state, features=None):
+        """The weight vector the rule learns, in its own units (only
+        ``features``, if given)."""
+        weights = state["weights"]
+        return weights if features is None else weights[features]
 
     def _kernel_checks(self, states, sparse):
         """Keys of the state arrays (``states``: every problem's, stacked) that

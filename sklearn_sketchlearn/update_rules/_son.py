@@ -573,12 +573,17 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
             return 1.0
         return state["floats"][8]
 
-    def _coef(self, state):
-        weights = self._weights(state) * self._target_unit(state)
+    def _coef(self, state, features=None):
+        if features is not None and not state["form"][SPARSE]:
+            # (the intercept's coefficient depends on every feature's center)
+            return self._coef(state)[features]
+        weights = self._weights(state, features) * self._target_unit(state)
         # the units' statistics by rows; the sparse form holds them by feature
         units = state["scale"]
         if state["form"][SPARSE]:
             units = units.reshape(units.shape[::-1]).T
+        if features is not None and units.shape[1]:
+            units = units[:, features]
         if self.feature_scaling == "adagrad":  # D_j = 0: a feature never met
             root = np.sqrt(units[0])
             return np.divide(weights, root, out=np.zeros_like(root), where=root > 0)
@@ -586,6 +591,7 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
             # u^T ((x - center) / scale) + u_b; a feature never seen has scale 0
             scale, center = units[0], units[3]
             coef = np.divide(weights, scale, out=np.zeros_like(scale), where=scale > 0)
-            coef[-1] -= coef[:-1] @ center[:-1]  # centers are 0 unless centering
+            if features is None:  # centers are 0 unless centering (never in the sparse form)
+                coef[-1] -= coef[:-1] @ center[:-1]
             return coef
         return weights

@@ -158,12 +158,15 @@ class SparseFormRule:
             for key in ("maps", "folds"):
                 states[key] = states[key][:, :limit].copy()
 
-    def _weights(self, state):
-        weights = state["weights"]
-        if state["form"][SPARSE]:  # w = w_bar + Z^T b, Z stored by columns
-            rows = state["rows"]
-            weights = np.empty_like(weights)
-            sparse_weights(rows.reshape(rows.shape[1], rows.shape[0]), state["weights"],
-                           state["sketch_weights"], state["versions"], state["maps"],
-                           state["folds"], state["form"], weights)
+    def _weights(self, state, features=None):
+        if not state["form"][SPARSE]:
+            return super()._weights(state, features)
+        # w = w_bar + Z^T b, Z stored by columns
+        rows = state["rows"]
+        if features is None:
+            features = np.arange(rows.shape[1])
+        weights = np.empty(features.shape[0])
+        sparse_weights(rows.reshape(rows.shape[1], rows.shape[0]), state["weights"],
+                       state["sketch_weights"], state["versions"], state["maps"],
+                       state["folds"], state["form"], features, weights)
         return weights
