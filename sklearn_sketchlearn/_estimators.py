@@ -58,12 +58,13 @@ def _same_strategy(a, b):
     return type(a) is type(b) and (a is None or a.get_params() == b.get_params())
 
 
-def resolve_strategies(update_rule, sketch, n_weights=None):
+def resolve_strategies(update_rule, sketch, n_weights=None, fit_steps=None):
     """New update-rule and sketch objects (or None) for the estimators' parameters:
     shortcuts instantiated, objects cloned, ``sketch='auto'`` resolved for
-    ``n_weights`` weights a problem (None: not known yet)."""
+    ``n_weights`` weights a problem (None: not known yet) and, for ``fit``,
+    its ``fit_steps`` (rows times passes times problems)."""
     rule = UPDATE_RULES[update_rule]() if isinstance(update_rule, str) else clone(update_rule)
-    spec = rule._auto_sketch(n_weights) if sketch == "auto" else sketch
+    spec = rule._auto_sketch(n_weights, fit_steps) if sketch == "auto" else sketch
     if spec is None:
         return rule, None
     return rule, SKETCHES[spec]() if isinstance(spec, str) else clone(spec)
@@ -134,8 +135,9 @@ class _BaseSketchedOnline(BaseEstimator):
                 )
         return super().set_params(**params)
 
-    def _strategies(self, n_weights):
-        """Fitted copies of the update rule and sketch, and the loss spec.
+    def _strategies(self, n_weights, fit_steps=None):
+        """Fitted copies of the update rule and sketch, and the loss spec
+        (``fit_steps``: see :func:`resolve_strategies`).
 
         The user's objects are cloned, never mutated. Raises for pairings that
         make no sense, before any state exists. ``n_weights`` is the number of
@@ -144,7 +146,7 @@ class _BaseSketchedOnline(BaseEstimator):
         ``sketch_size`` is clipped to it in the fitted copy (whose directions
         then span the whole space: all that a larger sketch could hold).
         """
-        rule, sketch = resolve_strategies(self.update_rule, self.sketch, n_weights)
+        rule, sketch = resolve_strategies(self.update_rule, self.sketch, n_weights, fit_steps)
         rule._validate_params()
         if sketch is not None:
             sketch._validate_params()
@@ -671,7 +673,10 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         first-order rules,
         and for SON the exact sketch up to 256 weights (features and
         intercept), which misses no curvature at up to about 5 times the cost
-        of ``'fast_rfd'``, and ``'fast_rfd'`` beyond.
+        of ``'fast_rfd'``, and ``'fast_rfd'`` beyond; ``fit``, which knows its
+        rows, takes the exact sketch up to 1,024 weights while rows times
+        ``max_iter`` times classes (one for two) times weights squared stay
+        below ``2^33`` (about 2 s of exact steps).
     loss : {'auto', 'modified_huber', 'squared_hinge', 'hinge', 'log_loss', \
 'squared_error'}, default='auto'
         The loss, on targets in {-1, +1} for each binary problem.
@@ -848,7 +853,10 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
             if continuing:
                 self._check_continues(warm_start=True)
             else:
-                rule, sketch, loss = self._strategies(n_features + self.fit_intercept)
+                n_problems = classes.size if classes.size > 2 else 1
+                rule, sketch, loss = self._strategies(
+                    n_features + self.fit_intercept,
+                    X_checked.shape[0] * self.max_iter * n_problems)
                 self.classes_ = classes
                 self._start(X, n_features, rule, sketch, loss, *self._problems(classes, rule),
                             random_state)
@@ -1318,7 +1326,8 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
             if continuing:
                 self._check_continues(warm_start=True)
             else:
-                rule, sketch, loss = self._strategies(n_features + self.fit_intercept)
+                rule, sketch, loss = self._strategies(n_features + self.fit_intercept,
+                                                      X_checked.shape[0] * self.max_iter)
                 self._start(X, n_features, rule, sketch, loss, 1, 1, random_state)
                 self._offset_targets(y_checked, sample_weight)
             rng = random_state if self.shuffle else None

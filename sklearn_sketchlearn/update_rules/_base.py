@@ -119,9 +119,10 @@ class BaseUpdateRule(BaseEstimator):
         regressor."""
         return True
 
-    def _auto_sketch(self, n_weights):
+    def _auto_sketch(self, n_weights, fit_steps=None):
         """What ``sketch="auto"`` means for ``n_weights`` weights a problem
-        (None: not known yet)."""
+        (None: not known yet), for ``fit`` of ``fit_steps`` steps in all (rows
+        times passes times problems; None: ``partial_fit``)."""
         return self._default_sketch
 
     def _prepare(self, sketch, loss, is_classifier):

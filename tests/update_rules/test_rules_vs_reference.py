@@ -13,6 +13,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils import check_random_state
 
 from sklearn_sketchlearn import SketchedOnlineClassifier, SketchedOnlineRegressor
+from sklearn_sketchlearn._estimators import resolve_strategies
 from sklearn_sketchlearn.losses import LOSSES
 from sklearn_sketchlearn.sketches import (
     ExactSketch,
@@ -730,18 +731,25 @@ def test_limited_adagrad_steps_learn_wide_data_where_unlimited_ones_overshoot():
     assert fitted[True] > ridge - 0.1
 
 
+def mixed_design(n_rows, n_features, seed=0):
+    """Features mixed by a matrix of singular values spread over 10^-1..10^1,
+    the signal in a quarter of the unmixed ones, split 70/30."""
+    rng = np.random.default_rng(seed)
+    Z = rng.standard_normal((n_rows, n_features))
+    y = (Z @ (rng.standard_normal(n_features) * (rng.random(n_features) < 0.25))
+         + rng.standard_normal(n_rows))
+    U, _ = np.linalg.qr(rng.standard_normal((n_features, n_features)))
+    V, _ = np.linalg.qr(rng.standard_normal((n_features, n_features)))
+    X = Z @ (U * 10.0 ** rng.uniform(-1, 1, n_features)) @ V.T
+    return train_test_split(X, y, test_size=0.3, random_state=0)
+
+
 def test_default_regressor_learns_directions_of_small_curvature_up_to_256_weights():
     # 200 features mixed by a matrix of singular values spread over 10^-1..10^1,
     # the signal in a quarter of the unmixed ones: much of it lies in directions
     # of small curvature, which 10 directions of fast RFD learn at first-order
     # speed; the default takes the exact sketch at these 201 weights
-    rng = np.random.default_rng(0)
-    Z = rng.standard_normal((3000, 200))
-    y = Z @ (rng.standard_normal(200) * (rng.random(200) < 0.25)) + rng.standard_normal(3000)
-    U, _ = np.linalg.qr(rng.standard_normal((200, 200)))
-    V, _ = np.linalg.qr(rng.standard_normal((200, 200)))
-    X = Z @ (U * 10.0 ** rng.uniform(-1, 1, 200)) @ V.T
-    X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, random_state=0)
+    X_train, X_test, y_train, y_test = mixed_design(3000, 200)
     models, scores = {}, {}
     for sketch in ("auto", "fast_rfd"):
         model = models[sketch] = SketchedOnlineRegressor(sketch=sketch, random_state=0)
@@ -752,3 +760,26 @@ def test_default_regressor_learns_directions_of_small_curvature_up_to_256_weight
     assert isinstance(models["auto"].sketch_, ExactSketch)
     assert scores["auto"] > ridge - 0.02  # 0.966 against 0.976
     assert scores["fast_rfd"] < ridge - 0.2  # 0.468
+
+
+def test_default_fit_takes_the_exact_sketch_beyond_256_weights_while_affordable():
+    # fit knows its rows: 2,100 rows x 5 passes x 401^2 is below 2^33, so the
+    # exact sketch learns the directions of small curvature that fast RFD
+    # learns at first-order speed; a stream (partial_fit) keeps fast RFD
+    X_train, X_test, y_train, y_test = mixed_design(3000, 400)
+    fitted = SketchedOnlineRegressor(random_state=0).fit(X_train, y_train)
+    streamed = SketchedOnlineRegressor(random_state=0).partial_fit(X_train, y_train)
+    ridge = Ridge().fit(X_train, y_train).score(X_test, y_test)
+    assert isinstance(fitted.sketch_, ExactSketch)
+    assert isinstance(streamed.sketch_, RegularizedFrequentDirections)
+    assert fitted.score(X_test, y_test) > ridge - 0.02  # 0.981 against 0.990
+    assert streamed.score(X_test, y_test) < ridge - 0.2  # 0.372
+
+
+@pytest.mark.parametrize("n_weights, fit_steps, expected", [
+    (256, None, ExactSketch), (257, None, RegularizedFrequentDirections),
+    (401, 2**33 // 401**2, ExactSketch), (401, 2**33 // 401**2 + 1, RegularizedFrequentDirections),
+    (1024, 100, ExactSketch), (1025, 1, RegularizedFrequentDirections)])
+def test_auto_sketch_bounds_the_exact_sketchs_work(n_weights, fit_steps, expected):
+    _, sketch = resolve_strategies("son", "auto", n_weights, fit_steps)
+    assert type(sketch) is expected
