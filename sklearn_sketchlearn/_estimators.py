@@ -1013,7 +1013,8 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
     def _block_model_at_columns(self, rows):
         """``(rows', coef, intercept, limits)``: the model at the columns the CSR
         ``rows`` store, and the rows with those columns renumbered to match."""
-        columns = distinct_sorted(rows.indices)
+        # (int64, as every index array the kernels take: one compile serves all)
+        columns = distinct_sorted(rows.indices).astype(np.int64, copy=False)
         features = np.append(columns, rows.shape[1]) if self.fit_intercept else columns
         coef, intercept, limits = self._model_from_state(features)
         renumbered = sp.csr_matrix((rows.data, np.searchsorted(columns, rows.indices),
