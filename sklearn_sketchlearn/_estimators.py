@@ -674,9 +674,9 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         and for SON the exact sketch up to 256 weights (features and
         intercept), which misses no curvature at up to about 5 times the cost
         of ``'fast_rfd'``, and ``'fast_rfd'`` beyond; ``fit``, which knows its
-        rows, takes the exact sketch up to 1,024 weights while rows times
+        rows, takes the exact sketch up to 512 weights while rows times
         ``max_iter`` times classes (one for two) times weights squared stay
-        below ``2^33`` (about 2 s of exact steps).
+        below ``2^32`` (1-2 s of exact steps).
     loss : {'auto', 'modified_huber', 'squared_hinge', 'hinge', 'log_loss', \
 'squared_error'}, default='auto'
         The loss, on targets in {-1, +1} for each binary problem.

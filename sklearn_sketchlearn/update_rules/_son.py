@@ -282,20 +282,23 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
     # 0.114 (fit's five passes are short of the multinomial optimum there).
     _EXACT_UP_TO = 256
     # fit knows its rows, and beyond 256 weights takes the exact sketch while
-    # its steps (rows x passes x problems) times d^2 stay under this, about 2 s
-    # of O(d^2) steps on the project's 2-core machine (0.24 ns per step and
-    # weight^2, measured at d = 400), up to this many weights (the O(d^3)
-    # factorization each pass starts with, 0.1 s at 1,024, and d^2 memory per
-    # problem, 8 MB there). On 7 dense problems of 300 to 500 weights, 2 seeds
-    # each (flat and decaying spectra, features mixed by a matrix of spread
-    # singular values, SON's problem at kappa = 50, sparse binary features),
-    # fit's mean test accuracy or R^2 was 0.947 over the exact sketch against
+    # its steps (rows x passes x problems) times weights^2 stay under this, up
+    # to this many weights: at the bound fit takes 1.0, 0.9 and 2.0 s at 301,
+    # 401 and 512 weights (fast RFD 0.1-0.2 s; the project's 2-core machine).
+    # A step costs 0.13-0.14 ns per weight^2 up to 401 weights and 0.36 at 512,
+    # where the d x d factor outgrows the cache; at 1,024 the first 100 rows
+    # took 5 s (each move of the running units, frequent early on, refactors A
+    # in O(d^3)). On 7 dense problems of 300 to 500 weights, 2 seeds each
+    # (flat and decaying spectra, features mixed by a matrix of spread
+    # singular values, SON's problem at kappa = 50, sparse binary features;
+    # 2,800 to 5,600 rows), fit's mean test accuracy or R^2 is 0.947 against
     # 0.875 over fast RFD (mixed features, classes 0.835 and 0.808 against
     # 0.773 and 0.736, regression 0.986 against 0.545 and 0.574), lower on
-    # none by more than 0.004, for 0.3-1.5 s against 0.1 s. A stream's length
+    # none by more than 0.004, in 0.3-0.9 s against 0.1 s (the decaying
+    # spectrum at 501 weights stays over fast RFD, 0.999). A stream's length
     # is not known: partial_fit keeps to 256 weights.
-    _EXACT_FIT_WORK = 2**33
-    _EXACT_FIT_UP_TO = 1024
+    _EXACT_FIT_WORK = 2**32
+    _EXACT_FIT_UP_TO = 512
     # The log loss has no minimum on data that a hyperplane separates, and data
     # with more features than examples seen usually are: each Newton step then
     # pushes the example's margin by about 1 / sigma(margin) >= 1, however

@@ -763,7 +763,7 @@ def test_default_regressor_learns_directions_of_small_curvature_up_to_256_weight
 
 
 def test_default_fit_takes_the_exact_sketch_beyond_256_weights_while_affordable():
-    # fit knows its rows: 2,100 rows x 5 passes x 401^2 is below 2^33, so the
+    # fit knows its rows: 2,100 rows x 5 passes x 401^2 is below 2^32, so the
     # exact sketch learns the directions of small curvature that fast RFD
     # learns at first-order speed; a stream (partial_fit) keeps fast RFD
     X_train, X_test, y_train, y_test = mixed_design(3000, 400)
@@ -778,8 +778,8 @@ def test_default_fit_takes_the_exact_sketch_beyond_256_weights_while_affordable(
 
 @pytest.mark.parametrize("n_weights, fit_steps, expected", [
     (256, None, ExactSketch), (257, None, RegularizedFrequentDirections),
-    (401, 2**33 // 401**2, ExactSketch), (401, 2**33 // 401**2 + 1, RegularizedFrequentDirections),
-    (1024, 100, ExactSketch), (1025, 1, RegularizedFrequentDirections)])
+    (401, 2**32 // 401**2, ExactSketch), (401, 2**32 // 401**2 + 1, RegularizedFrequentDirections),
+    (512, 100, ExactSketch), (513, 1, RegularizedFrequentDirections)])
 def test_auto_sketch_bounds_the_exact_sketchs_work(n_weights, fit_steps, expected):
     _, sketch = resolve_strategies("son", "auto", n_weights, fit_steps)
     assert type(sketch) is expected
