@@ -61,8 +61,8 @@ def _same_strategy(a, b):
 def resolve_strategies(update_rule, sketch, n_weights=None, fit_steps=None):
     """New update-rule and sketch objects (or None) for the estimators' parameters:
     shortcuts instantiated, objects cloned, ``sketch='auto'`` resolved for
-    ``n_weights`` weights a problem (None: not known yet) and, for ``fit``,
-    its ``fit_steps`` (rows times passes times problems)."""
+    ``n_weights`` weights a problem (None: not known yet) and, for ``fit``
+    of a single problem, its ``fit_steps`` (rows times passes)."""
     rule = UPDATE_RULES[update_rule]() if isinstance(update_rule, str) else clone(update_rule)
     spec = rule._auto_sketch(n_weights, fit_steps) if sketch == "auto" else sketch
     if spec is None:
@@ -675,8 +675,8 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         intercept), which misses no curvature at up to about 5 times the cost
         of ``'fast_rfd'``, and ``'fast_rfd'`` beyond; ``fit``, which knows its
         rows, takes the exact sketch up to 512 weights while rows times
-        ``max_iter`` times classes (one for two) times weights squared stay
-        below ``2^32`` (1-2 s of exact steps).
+        ``max_iter`` times weights squared stay below ``2^32`` (1-2 s of
+        exact steps), for two classes and for the regressor.
     loss : {'auto', 'modified_huber', 'squared_hinge', 'hinge', 'log_loss', \
 'squared_error'}, default='auto'
         The loss, on targets in {-1, +1} for each binary problem.
@@ -853,10 +853,12 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
             if continuing:
                 self._check_continues(warm_start=True)
             else:
-                n_problems = classes.size if classes.size > 2 else 1
-                rule, sketch, loss = self._strategies(
-                    n_features + self.fit_intercept,
-                    X_checked.shape[0] * self.max_iter * n_problems)
+                # (over more than two classes each class's exact sketch would
+                # refactor its A at every early move of its units: see SON's
+                # _EXACT_FIT_WORK)
+                fit_steps = X_checked.shape[0] * self.max_iter if classes.size == 2 else None
+                rule, sketch, loss = self._strategies(n_features + self.fit_intercept,
+                                                      fit_steps)
                 self.classes_ = classes
                 self._start(X, n_features, rule, sketch, loss, *self._problems(classes, rule),
                             random_state)

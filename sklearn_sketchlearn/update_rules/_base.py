@@ -121,8 +121,9 @@ class BaseUpdateRule(BaseEstimator):
 
     def _auto_sketch(self, n_weights, fit_steps=None):
         """What ``sketch="auto"`` means for ``n_weights`` weights a problem
-        (None: not known yet), for ``fit`` of ``fit_steps`` steps in all (rows
-        times passes times problems; None: ``partial_fit``)."""
+        (None: not known yet), for ``fit`` of a single problem of
+        ``fit_steps`` steps (rows times passes; None: ``partial_fit``, or
+        ``fit`` over more than two classes)."""
         return self._default_sketch
 
     def _prepare(self, sketch, loss, is_classifier):

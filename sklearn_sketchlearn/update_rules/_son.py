@@ -281,9 +281,14 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
     # 0.076, and accuracy after fit 0.972 against 0.961, log loss 0.120 against
     # 0.114 (fit's five passes are short of the multinomial optimum there).
     _EXACT_UP_TO = 256
-    # fit knows its rows, and beyond 256 weights takes the exact sketch while
-    # its steps (rows x passes x problems) times weights^2 stay under this, up
-    # to this many weights: at the bound fit takes 1.0, 0.9 and 2.0 s at 301,
+    # fit of a single problem (two classes, a regression) knows its rows, and
+    # beyond 256 weights takes the exact sketch while its steps (rows x
+    # passes) times weights^2 stay under this, up to this many weights (over
+    # more than two classes each class's exact sketch refactors its A at every
+    # early move of its units: 10 classes at 511 weights and the bound took
+    # 13 s, against 0.11 over fast RFD, and dense problems of 2 to 3 rows a
+    # weight lost 1.2-1.6 points of accuracy, all 6 seeds, in a helper's
+    # pass). At the bound fit takes 1.0, 0.9 and 2.0 s at 301,
     # 401 and 512 weights (fast RFD 0.1-0.2 s; the project's 2-core machine).
     # A step costs 0.13-0.14 ns per weight^2 up to 401 weights and 0.36 at 512,
     # where the d x d factor outgrows the cache; at 1,024 the first 100 rows

@@ -776,6 +776,17 @@ def test_default_fit_takes_the_exact_sketch_beyond_256_weights_while_affordable(
     assert streamed.score(X_test, y_test) < ridge - 0.2  # 0.372
 
 
+def test_multiclass_fit_keeps_the_exact_sketch_to_256_weights():
+    # each class's exact sketch would refactor its A at every early move of its
+    # units: over more than two classes fit keeps to partial_fit's bound
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 300))
+    three = SketchedOnlineClassifier(max_iter=1, random_state=0).fit(X, np.arange(60) % 3)
+    two = SketchedOnlineClassifier(max_iter=1, random_state=0).fit(X, np.arange(60) % 2)
+    assert isinstance(three.sketch_, RegularizedFrequentDirections)
+    assert isinstance(two.sketch_, ExactSketch)
+
+
 @pytest.mark.parametrize("n_weights, fit_steps, expected", [
     (256, None, ExactSketch), (257, None, RegularizedFrequentDirections),
     (401, 2**32 // 401**2, ExactSketch), (401, 2**32 // 401**2 + 1, RegularizedFrequentDirections),
