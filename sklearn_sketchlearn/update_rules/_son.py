@@ -286,7 +286,7 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
     # passes) times weights^2 stay under this, up to this many weights (over
     # more than two classes each class's exact sketch refactors its A at every
     # early move of its units: 10 classes at 511 weights and the bound took
-    # 13 s, against 0.11 over fast RFD, and dense problems of 2 to 3 rows a
+    # 13.9 s, against 0.11 over fast RFD, and dense problems of 2 to 3 rows a
     # weight lost 1.2-1.6 points of accuracy, all 6 seeds, in a helper's
     # pass). At the bound fit takes 1.0, 0.9 and 2.0 s at 301,
     # 401 and 512 weights (fast RFD 0.1-0.2 s; the project's 2-core machine).
