@@ -175,12 +175,11 @@ class _BaseSketchedOnline(BaseEstimator):
         # each problem's state goes into the stacked arrays as it is made: a
         # list of them stacked at once held the model twice (20 classes over
         # fast FD at d = 2^20: 10 GB at the peak, and 11 s to allocate)
-        self._state = None
+        first = rule._allocate(sketch, size, loss, rng, n_outputs)
+        self._state = {key: np.empty((n_problems, *value.shape), value.dtype)
+                       for key, value in first.items()}
         for k in range(n_problems):
-            state = rule._allocate(sketch, size, loss, rng, n_outputs)
-            if self._state is None:
-                self._state = {key: np.empty((n_problems, *value.shape), value.dtype)
-                               for key, value in state.items()}
+            state = first if k == 0 else rule._allocate(sketch, size, loss, rng, n_outputs)
             for key, value in state.items():
                 self._state[key][k] = value
         self._units = None
@@ -995,17 +994,17 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
             return super()._offsets(X, order, weights)
         rows = X[order]
         length = self._multinomial_block(self._n_positive)
-        if self._n_positive % length == 0:  # a block starts
-            if order.size == length and sp.issparse(X) and self._units is None:
-                # it ends in this call: its CSR rows need the model at their own
-                # columns only, O(m) a weight where the whole model costs O(m d)
-                # per class (20 classes of hashed text, d = 2^20: a pass took
-                # 37 s, 2 of them learning)
-                rows, coef, intercept, limits = self._block_model_at_columns(rows)
-                self._block_model = None  # (no later call continues the block)
-            else:
+        starts = self._n_positive % length == 0
+        if starts and order.size == length and sp.issparse(X) and self._units is None:
+            # the block ends in this call: its CSR rows need the model at their
+            # own columns only, O(m) a weight where the whole model costs O(m d)
+            # per class (20 classes of hashed text, d = 2^20: a pass took 37 s,
+            # 2 of them learning)
+            rows, coef, intercept, limits = self._block_model_at_columns(rows)
+            self._block_model = None  # (no later call continues the block)
+        else:
+            if starts:
                 self._block_model = self._model_from_state()
-        if self._block_model is not None:
             coef, intercept, limits = self._block_model
         # (a margin that overflows stops the kernel, which reports the divergence)
         with np.errstate(over="ignore", invalid="ignore"):

@@ -131,10 +131,14 @@ def test_how_a_stream_is_cut_into_calls_changes_nothing(data):
     np.testing.assert_allclose(chunked.intercept_, whole.intercept_, rtol=1e-12, atol=1e-14)
 
 
-def test_csr_rows_in_the_sparse_form_learn_as_however_the_calls_cut_the_blocks():
+def test_csr_rows_in_the_sparse_form_learn_as_however_the_calls_cut_the_blocks(monkeypatch):
     # a block that ends in its call takes the model at its rows' columns only
     # (_block_model_at_columns), one cut by the call's end the whole model:
     # wide CSR rows, whose states take the sparse form, learn the same either way
+    calls = []
+    at_columns = SketchedOnlineClassifier._block_model_at_columns
+    monkeypatch.setattr(SketchedOnlineClassifier, "_block_model_at_columns",
+                        lambda self, rows: calls.append(rows.shape[0]) or at_columns(self, rows))
     rng = np.random.default_rng(0)
     X = sp.random(300, 2000, density=0.004, format="csr", random_state=rng,
                   data_rvs=rng.standard_normal)
@@ -142,10 +146,14 @@ def test_csr_rows_in_the_sparse_form_learn_as_however_the_calls_cut_the_blocks()
                        axis=1)
     whole = SketchedOnlineClassifier(loss="log_loss", max_iter=1, shuffle=False,
                                      random_state=0).fit(X, labels)
+    # every block but the last, cut at row 300, took the model at its columns
+    assert sum(calls) == 288
+    calls.clear()
     chunked = SketchedOnlineClassifier(loss="log_loss", random_state=0)
     for start in range(0, len(labels), 7):
         chunked.partial_fit(X[start : start + 7], labels[start : start + 7],
                             classes=[0, 1, 2, 3])
+    assert not calls  # (blocks of 8 and more: every call cuts its block)
     assert whole._state["form"][:, SPARSE].all() and chunked._state["form"][:, SPARSE].all()
     # (the lazy changes of the sketch's columns catch up between calls: rounding)
     np.testing.assert_allclose(chunked.coef_, whole.coef_, rtol=1e-9, atol=1e-12)

@@ -600,7 +600,8 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
 
     def _coef(self, state, features=None):
         if features is not None and not state["form"][SPARSE]:
-            # (the intercept's coefficient depends on every feature's center)
+            # the intercept's coefficient depends on every feature's center (the
+            # sparse form centers none)
             return self._coef(state)[features]
         weights = self._weights(state, features) * self._target_unit(state)
         # the units' statistics by rows; the sparse form holds them by feature
@@ -616,7 +617,6 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
             # u^T ((x - center) / scale) + u_b; a feature never seen has scale 0
             scale, center = units[0], units[3]
             coef = np.divide(weights, scale, out=np.zeros_like(scale), where=scale > 0)
-            if features is None:  # centers are 0 unless centering (never in the sparse form)
-                coef[-1] -= coef[:-1] @ center[:-1]
+            coef[-1] -= coef[:-1] @ center[:-1]  # centers are 0 unless centering
             return coef
         return weights
