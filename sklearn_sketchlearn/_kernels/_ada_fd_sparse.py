@@ -38,7 +38,9 @@ import numpy as np
 from ._ada_fd import (
     SPAN_TOLERANCE,
     ada_fd_pass,
+    ada_fd_ridge,
     along_rows,
+    held_mass,
     reset_to_diagonal,
     span_captured,
     span_coefficients,
@@ -47,7 +49,6 @@ from ._ada_fd import (
 from ._blas import axpy, copy_block, copy_into, dot, matvec
 from ._bordered_eigh import bordered_eigh_update
 from ._jit import jit
-from ._learner_sketch import missed_per_direction
 from ._losses import loss_derivative, step_factor
 from ._lowrank import spectrum_weights
 from ._sketch_updates import FREQUENT_DIRECTIONS, RANDOM_PROJECTION, rp_draw, rp_gram_update
@@ -172,6 +173,7 @@ def ada_fd_sparse_pass(kind, chunk, state, params, decisions):
         if not np.isfinite(prediction):
             return i
         decisions[i] = prediction
+        floats[2] += 1.0  # examples learned (ada_fd_ridge)
         slope = sample_weight[i] * loss_derivative(loss_code, prediction - offsets[i], y[i],
                                                    epsilon)
         if dual:
@@ -242,9 +244,8 @@ def ada_fd_sparse_pass(kind, chunk, state, params, decisions):
         if kind == FREQUENT_DIRECTIONS:
             n_rows = counts[0]
 
-        rho = sketch_ridge + regularized * floats[0] / 2.0
-        if missed and kind == RANDOM_PROJECTION:
-            rho += missed_per_direction(floats[1], n_features, float(counts[0]), rank)
+        rho = ada_fd_ridge(kind, missed, sketch_ridge, regularized, floats, counts, n_features,
+                           rank)
         if dual:  # w = -eta (g_bar / c + S^T U diag(psi) U^T S g_bar)
             if slope != 0.0:
                 written = 0.0
@@ -299,12 +300,14 @@ def shrink_and_reset(columns, gram, factor, sketch_weights, weights, form, touch
                      rank, versions, maps, folds, floats, counts, spectrum, basis, carried):
     """FD's shrink of the full buffer on the sparse form (:func:`fd_sparse_shrink`,
     which maps the slot products ``carried``), with its total (``floats[0]``),
-    rows in use and Gram eigendecomposition."""
+    rows in use, Gram eigendecomposition and the mass it removed (``floats[1]``)."""
+    before = held_mass(gram, capacity)
     delta, n_kept = fd_sparse_shrink(columns, gram, factor, sketch_weights, weights, form,
                                      touched, capacity, rank, versions, maps, folds, carried)
     floats[0] += delta
     counts[0] = n_kept
     reset_to_diagonal(gram, n_kept, spectrum, basis)
+    floats[1] += max(before - held_mass(gram, n_kept), 0.0)  # (_ada_fd.shrink_buffer)
 
 
 @jit

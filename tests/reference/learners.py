@@ -386,16 +386,25 @@ def sqrtm_psd(matrix):
     return eigenvectors @ np.diag(np.sqrt(eigenvalues)) @ eigenvectors.T
 
 
+def spread(missed, D, t, m):
+    """The curvature ``missed`` by a sketch of ``m`` directions after ``t``
+    vectors, spread over ``min(D, t) - m`` directions, but at least half of
+    ``min(D, t)``."""
+    return missed / max(min(D, t) - m, min(D, t) / 2, 1)
+
+
 @as_if_left_out
 def ada_fd(X, y, sample_weight, sketch, *, loss, eta, delta, dual, fit_intercept=True,
            epsilon=0.1, adaptive_ridge=False, limit_steps=False):
     """ADA-FD (Algorithms 1, 2) with H = delta I + G_hat^{1/2} solved densely.
 
-    ``adaptive_ridge`` (``AdaFD(ridge='adaptive')``) adds an FD sketch's total
-    shrink to its ``B^T B`` (as Sketchy does), and to Oja's or a random
-    projection's the mass of the gradients off the sketch's rows, spread over
-    ``min(D, t) - m`` directions, but at least half of ``min(D, t)``; Oja's
-    directions then turn by their own curvature, as under SON's adaptive ridge.
+    ``adaptive_ridge`` (``AdaFD(ridge='adaptive')``) adds to Oja's or a random
+    projection's ``B^T B`` the mass of the gradients off the sketch's rows,
+    spread over ``min(D, t) - m`` directions, but at least half of ``min(D,
+    t)`` (:func:`spread`), and to FD's the mass it lost, ``sum |g|^2 - |B|_F^2``,
+    spread the same way but no more than its total shrink (RFD: half of it,
+    above its ``alpha0``); Oja's directions then turn by their own curvature,
+    as under SON's adaptive ridge.
     ``limit_steps``: a mirror step stops where it would move the example's
     prediction past its minimum (:func:`limited`).
     """
@@ -417,11 +426,14 @@ def ada_fd(X, y, sample_weight, sketch, *, loss, eta, delta, dual, fit_intercept
             missed += g @ g - captured
         sketch.add(g)
         gram, shift = sketch.gram(D)
-        if adaptive_ridge and sketch.kind == "fd" and not sketch.regularized:
-            shift = frequent_directions(np.array(sketch.rows), sketch.rank)[2]
+        if adaptive_ridge and sketch.kind == "fd":
+            bound = frequent_directions(np.array(sketch.rows), sketch.rank)[2]
+            lost = max(sum(row @ row for row in sketch.rows) - np.trace(gram), 0.0)
+            shift = min(bound / 2 if sketch.regularized else bound,
+                        spread(lost, D, sketch.t, sketch.rank))
         if adaptive_ridge and sketch.kind in ("oja", "rp"):
             m = sketch.V.shape[0] if sketch.kind == "oja" else sketch.rank
-            shift = missed / max(min(D, sketch.t) - m, min(D, sketch.t) / 2, 1)
+            shift = spread(missed, D, sketch.t, m)
         H = delta * np.eye(D) + sqrtm_psd(gram + (sketch.alpha0 + shift) * np.eye(D))
         if dual:
             gradient_sum += g
@@ -447,7 +459,9 @@ def ada_ffd(X, y, sample_weight, *, tau, loss, eta, delta, dual, regularized=Fal
     ``M = max(Sigma - sigma I, 0)``, ``V = V U``, ``r = tau - 1``, the last
     ``tau + 1`` columns zeroed. ``regularized`` adds RFD's
     ``(alpha0 + sum sigma / 2) I`` under the square root (not in the paper),
-    ``adaptive_ridge`` the whole ``(sum sigma) I`` (``AdaFD(ridge='adaptive')``);
+    ``adaptive_ridge`` (``AdaFD(ridge='adaptive')``) the mass the shrinks
+    removed, spread as :func:`spread` does, but no more than ``sum sigma`` (with
+    ``regularized``: than ``sum sigma / 2``, above ``alpha0``);
     ``limit_steps`` stops a mirror step as :func:`limited` does. Returns
     ``(beta, predictions, V M V^T)``.
     """
@@ -455,7 +469,7 @@ def ada_ffd(X, y, sample_weight, *, tau, loss, eta, delta, dual, regularized=Fal
     n, d = X.shape
     D = d + fit_intercept
     V, M, r = np.zeros((D, 2 * tau)), np.zeros((2 * tau, 2 * tau)), 0
-    beta, g_bar, shrinkage = np.zeros(D), np.zeros(D), 0.0
+    beta, g_bar, shrinkage, lost = np.zeros(D), np.zeros(D), 0.0, 0.0
     predictions = np.empty(n)
     for t in range(n):
         x = np.append(X[t], 1.0) if fit_intercept else X[t].copy()
@@ -472,6 +486,8 @@ def ada_ffd(X, y, sample_weight, *, tau, loss, eta, delta, dual, regularized=Fal
         Sigma, U = np.linalg.eigh(M)  # step 10
         Sigma, U = Sigma[::-1], U[:, ::-1]  # decreasing, so Sigma_{tau tau} is Sigma[tau - 1]
         rho = alpha0 + shrinkage / 2 if regularized else shrinkage if adaptive_ridge else 0.0
+        if adaptive_ridge:
+            rho = alpha0 + min(rho - alpha0, spread(lost, D, t + 1, tau))
         H = delta * np.eye(D) + sqrtm_psd(V @ M @ V.T + rho * np.eye(D))
         if dual:  # step 11
             beta = -eta * np.linalg.solve(H, g_bar)
@@ -486,6 +502,7 @@ def ada_ffd(X, y, sample_weight, *, tau, loss, eta, delta, dual, regularized=Fal
             r = tau - 1
             V[:, r:] = 0.0
             shrinkage += sigma
+            lost += max(Sigma.sum() - np.trace(M), 0.0)
     return beta, predictions, V @ M @ V.T
 
 

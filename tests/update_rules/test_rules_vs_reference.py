@@ -38,6 +38,7 @@ from ..reference.learners import (
     first_order,
     sdrogd,
     son,
+    spread,
 )
 
 SKETCHES = {
@@ -303,6 +304,34 @@ def test_ada_fd(data, sketch, form, eta, ridge):
             dual=form == "dual", adaptive_ridge=adaptive, limit_steps=True,
         )
     check_against(model, X, labels, weights, expected, predictions, LOSSES[loss], sparse=False)
+
+
+@pytest.mark.parametrize("form", ["mirror", "dual"])
+@pytest.mark.parametrize("sketch", ["fd", "fast_fd", "rfd", "fast_rfd"])
+def test_ada_fd_adaptive_ridge_spreads_what_fd_lost(sketch, form):
+    # 30 features and 3 directions: the mass FD's shrinks removed, spread over
+    # the directions it does not hold, is far below its total shrink (the
+    # bound along its worst direction), and the ridge takes the spread
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((120, 30)) * np.geomspace(0.2, 5, 30)
+    signs = np.where(X @ rng.standard_normal(30) + 0.3 * rng.standard_normal(120) > 0, 1.0, -1.0)
+    weights = rng.uniform(0.5, 2.0, 120)
+    spec = SKETCHES[sketch]
+    model = SketchedOnlineClassifier(AdaFD(eta0=0.3, delta=0.5, form=form, feature_scaling=None),
+                                     sketch=spec, random_state=0)
+    regularized = isinstance(spec, RegularizedFrequentDirections)
+    settings = dict(loss="squared_hinge", eta=0.3, delta=0.5, dual=form == "dual",
+                    adaptive_ridge=True, limit_steps=True)
+    if spec.fast:
+        expected, predictions, _ = ada_ffd(X, signs, weights, tau=3, regularized=regularized,
+                                           alpha0=spec.alpha0 if regularized else 0.0,
+                                           **settings)
+    else:
+        expected, predictions = ada_fd(X, signs, weights, reference_sketch(spec, 31), **settings)
+    check_against(model, X, (signs > 0).astype(int), weights, expected, predictions,
+                  LOSSES["squared_hinge"], sparse=False)
+    shrink, lost, seen = model._state["floats"][0, :3]
+    assert spread(lost, 31, seen, 3) < 0.5 * shrink / (2 if regularized else 1)
 
 
 def low_rank_data(n_samples, n_features, rank, seed):
