@@ -1,7 +1,7 @@
 """Scaling out: a Frequent Directions sketch of a dask array on a cluster against
 one process, GridSearchCV over every core, and parameter mixing against one stream.
 
-    python benchmarks/scaling_out.py           # about 15 minutes on 2 quiet cores
+    python benchmarks/scaling_out.py           # about 25 minutes on 2 quiet cores
     python benchmarks/scaling_out.py --quick   # a smoke run in seconds (CI)
     python benchmarks/scaling_out.py --sections fd --repeats 1
 
@@ -22,6 +22,7 @@ import dask.array as da
 import joblib
 import numpy as np
 from distributed import Client, LocalCluster
+from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV
 
 from sklearn_sketchlearn import SketchedOnlineClassifier
@@ -141,23 +142,46 @@ def best_speed_up(search, n_workers, elapsed):
 
 
 def grid_section(config, client):
-    """16 candidates x 3 folds: n_jobs=1, n_jobs=cores (loky) and the dask backend."""
+    """16 candidates x 3 folds, on two grids: n_jobs=1, n_jobs=cores (loky) and
+    the dask backend."""
     n, d = config["grid"]["n_samples"], config["grid"]["n_features"]
     X, y = make_ill_conditioned_classification(n, d, condition_number=200, random_state=0)
-    estimator = SketchedOnlineClassifier(SketchedOnlineNewton(),
-                                         sketch=FrequentDirections(fast=True), random_state=0)
-    grid = {"sketch__sketch_size": [5, 10, 15, 20], "update_rule__alpha": [1e-4, 1e-3, 1e-2, 1e-1]}
+    grids = {
+        # fits of unequal cost (a larger sketch costs more), the longest last
+        "SON over fast FD, 4 sketch sizes x 4 ridges": (
+            SketchedOnlineClassifier(SketchedOnlineNewton(), sketch=FrequentDirections(fast=True),
+                                     random_state=0),
+            {"sketch__sketch_size": [5, 10, 15, 20],
+             "update_rule__alpha": [1e-4, 1e-3, 1e-2, 1e-1]}),
+        # fits of equal cost: the default sketch (exact at this d) and its relative ridge
+        "SON at its defaults, 16 ridges": (
+            SketchedOnlineClassifier(SketchedOnlineNewton(), random_state=0),
+            {"update_rule__alpha": list(np.logspace(-4, 1, 16))}),
+    }
+    lines = [f"{n:,} x {d} (SON's problem, kappa = 200), 16 candidates x 3 folds; "
+             f"{os.cpu_count()} cores"]
+    for title, (estimator, grid) in grids.items():
+        lines += ["", title] + grid_speed_ups(estimator, grid, X, y, config["repeats"])
+    start = worker_start(config["repeats"])
+    lines += [""] + [f"{name:<36} {value:.2f} s (fresh process, median of {config['repeats']})"
+                     for name, value in start.items()]
+    return lines
+
+
+def grid_speed_ups(estimator, grid, X, y, repeats):
+    """One grid's search times on each backend, against the tasks' own bound."""
 
     def search(n_jobs, backend=None):
         with joblib.parallel_config(backend=backend) if backend else joblib.parallel_config():
             return GridSearchCV(estimator, grid, cv=3, n_jobs=n_jobs).fit(X, y)
 
-    one_fit, _ = timed(lambda: estimator.fit(X[: 2 * n // 3], y[: 2 * n // 3]))
+    n = X.shape[0]
+    one_fit, _ = timed(lambda: clone(estimator).fit(X[: 2 * n // 3], y[: 2 * n // 3]))
     cores = os.cpu_count()
     runs = {"n_jobs=1": [], f"n_jobs={cores} (loky processes)": [],
             "dask backend, 2 workers": []}
     results = {}
-    for _ in range(config["repeats"]):  # loky's workers start in the first repeat only
+    for _ in range(repeats):  # loky's workers start in the first repeat only
         for name, args in zip(runs, [(1,), (cores,), (None, "dask")], strict=True):
             elapsed, results[name] = timed(lambda args=args: search(*args))
             runs[name].append(elapsed)
@@ -165,8 +189,7 @@ def grid_section(config, client):
                               results["n_jobs=1"].cv_results_["mean_test_score"])
                for result in results.values())
     baseline = float(np.median(runs["n_jobs=1"]))
-    lines = [f"{n:,} x {d} (SON's problem, kappa = 200), 16 candidates x 3 folds; one fit on a "
-             f"training fold: {one_fit:.2f} s; {os.cpu_count()} cores", ""]
+    lines = [f"one fit on a training fold: {one_fit:.2f} s"]
     lines += [f"{name:<28} median {np.median(values):7.2f} s   speed-up "
               f"{baseline / np.median(values):.2f}   runs "
               + " ".join(f"{value:.2f}" for value in values) for name, values in runs.items()]
@@ -175,9 +198,6 @@ def grid_section(config, client):
     lines.append(f"fits and scores {tasks.sum():.2f} s ({tasks.min():.2f}-{tasks.max():.2f} s "
                  f"each), refit {results['n_jobs=1'].refit_time_:.2f} s: {cores} workers can "
                  f"speed the search up {bound:.2f}x at most")
-    start = worker_start(config["repeats"])
-    lines += [""] + [f"{name:<36} {value:.2f} s (fresh process, median of {config['repeats']})"
-                     for name, value in start.items()]
     return lines
 
 

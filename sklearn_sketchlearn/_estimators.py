@@ -279,6 +279,8 @@ class _BaseSketchedOnline(BaseEstimator):
             self.__dict__.clear()
             self.__dict__.update(saved)
             raise
+        if restore is not None:
+            self.update_rule_._forget_call(self._state)
 
     # -- learning -----------------------------------------------------------
 

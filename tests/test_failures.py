@@ -333,6 +333,45 @@ def test_a_csr_chunk_that_diverges_in_the_sparse_form_changes_nothing(rule, sket
     assert pickle.dumps(model) == before
 
 
+@pytest.mark.parametrize("sketch", ["fd", "fast_rfd", "oja", "rp", None])
+def test_a_failed_csr_call_puts_back_what_sons_kernel_saved(sketch, monkeypatch):
+    # in the sparse form SON's kernel saves each feature's entries (its column
+    # of Z, w_bar_j, its version, its running units) as it first reads them in
+    # a call, and FD's the rows appended before the call at its start: a
+    # failure after every block learned must put all of them back, the units
+    # the call moved too
+    X, y = sparse_stream()
+    monkeypatch.setattr(SketchedOnlineClassifier, "_BLOCK_SIZE", 4)
+    model = SketchedOnlineClassifier(SketchedOnlineNewton(), sketch=sketch, random_state=0)
+    model.partial_fit(X[:200], y[:200], classes=[0, 1])
+    assert model._state["form"][0, 1] == 1 and model._state["scale"].shape[2] == X.shape[1] + 1
+    chunk = sp.csr_matrix(X[300:312].toarray() * 30.0)  # units that move
+    begin = 200
+    while model.update_rule_._partial_snapshot(
+            {key: value.copy() for key, value in model._state.items()}, model.sketch_,
+            chunk) is None:  # (row-by-row FD: learn on to its next sweep)
+        assert begin < 300
+        model.partial_fit(X[begin:begin + 1], y[begin:begin + 1])
+        begin += 1
+    check, learned = SketchedOnlineClassifier._check_block, []
+
+    def fail_after_the_last_block(self, outcomes, n_examples, *args):
+        check(self, outcomes, n_examples, *args)
+        learned.append(n_examples)
+        if sum(learned) == chunk.shape[0]:
+            assert {*self.update_rule_._JOURNAL} <= {*self._state}  # (the journal was used)
+            raise ValueError("a stand-in for any failure once the call has learned")
+
+    monkeypatch.setattr(SketchedOnlineClassifier, "_check_block", fail_after_the_last_block)
+    before = pickle.dumps(model)
+    with pytest.raises(ValueError, match="stand-in"):
+        model.partial_fit(chunk, y[300:312])
+    assert pickle.dumps(model) == before
+    monkeypatch.setattr(SketchedOnlineClassifier, "_check_block", check)
+    model.partial_fit(chunk, y[300:312])  # and a call that succeeds keeps no journal
+    assert not {*model.update_rule_._JOURNAL} & {*model._state}
+
+
 @pytest.mark.parametrize("sketch", ["fast_fd", "oja"])
 def test_a_denser_csr_chunk_that_diverges_in_the_dense_form_changes_nothing(sketch):
     # a model in the sparse form meets CSR rows dense enough for the dense form

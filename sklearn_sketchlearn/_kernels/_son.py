@@ -72,6 +72,7 @@ from ._sketch_updates import (
 from ._son_sparse import (
     SPARSE,
     TOP,
+    TOUCHED,
     catch_up_columns,
     enter_sparse_form,
     fd_sparse_shrink,
@@ -80,6 +81,7 @@ from ._son_sparse import (
     load_sparse_example,
     oja_sparse_refresh,
     prefetch_example,
+    save_columns,
     scale_finite,
     slot_to_buffer,
     sparse_products,
@@ -550,7 +552,7 @@ def son_set_form(sparse, kind, state):
     """Bring SON's state to the sparse form (``sparse``) or to the dense one, in
     place, if it is not in it (see ``_son_sparse``)."""
     (weights, rows, _, _, _, _, factor, counts, floats, scale, sketch_weights, form, touched,
-     versions, maps, folds) = state
+     versions, maps, folds, _) = state
     if sparse and form[SPARSE] == 0:
         enter_sparse_form(kind, rows, counts[0], sketch_weights, form, touched, versions)
         transpose_units(scale, np.True_)  # (see units_by_feature)
@@ -581,8 +583,8 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
         margin against the others; 0 otherwise).
     state : tuple
         ``(weights, rows, gram, cholesky, eigenvalues, dense, factor, counts,
-        floats, scale, sketch_weights, form, touched, versions, maps, folds)``,
-        modified in place.
+        floats, scale, sketch_weights, form, touched, versions, maps, folds,
+        journal)``, modified in place.
         ``counts[0]`` holds the FD rows in use, Oja's ``t`` or the RP counter;
         ``counts[1]`` the RP seed; ``floats`` FD's total shrink, ``sum
         |g_hat|^2``, the missed mass, the number of sketched gradients (of rows
@@ -594,7 +596,8 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
         the exact sketch's ridge holds (``SketchedOnlineNewton._grow_floor``).
         ``sketch_weights``, ``form``, ``touched``, ``versions``, ``maps`` and
         ``folds`` hold the sparse form (``_son_sparse``), in which ``weights``
-        is ``w_bar``.
+        is ``w_bar``; ``journal`` is where the sparse form saves the entries of
+        each feature before the call first changes them (``save_columns``).
     params : tuple
         ``(rank, ridge_params, loss_code, epsilon, bound, target_bound,
         sigma, gauss_newton, eta0, power_t, oja_eta0, oja_constant,
@@ -636,7 +639,7 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
     """
     X, data, indices, indptr, is_sparse, order, y, sample_weight, offsets = chunk
     (weights, rows, gram, cholesky, eigenvalues, dense, factor, counts, floats, scale,
-     sketch_weights, form, touched, versions, maps, folds) = state
+     sketch_weights, form, touched, versions, maps, folds, journal) = state
     (rank, ridge_params, loss_code, epsilon, bound, target_bound, sigma, gauss_newton,
      eta0, power_t, oja_eta0, oja_constant, fit_intercept, scaling, t_start, sparse_form,
      target_units, log_loss_max_step, repeated, after_fit_passes, prior_growth) = params
@@ -693,6 +696,8 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
                    counts[0], dense)
     if not dense_only:
         son_set_form(sparse, kind, state)
+        if sparse:  # FD's shrink rewrites the columns of the rows appended before the call
+            save_columns(touched, form[TOUCHED], columns, weights, versions, units, journal)
     nnz = 0
 
     for i in range(order.shape[0]):
@@ -701,6 +706,7 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
             nnz = load_sparse_example(row, data, indices, indptr, fit_intercept, n_features,
                                       cols, vals)
             prefetch_example(cols, nnz, columns, weights, versions, units)
+            save_columns(cols, nnz, columns, weights, versions, units, journal)
             catch_up_columns(cols, nnz, columns, weights, versions, maps, folds, form)
         else:
             load_example(row, X, data, indices, indptr, is_sparse, fit_intercept, x)

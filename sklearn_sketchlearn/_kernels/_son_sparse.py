@@ -656,6 +656,38 @@ def scale_finite(scale, cols, nnz):
 
 
 @jit
+def save_columns(features, n, columns, weights, versions, units, journal):
+    """Save the entries of ``features[:n]`` that the sparse form writes (the
+    column of ``Z``, ``w_bar_j``, the version, the units) before the call first
+    changes them, once per feature a call, for a failed call to put back
+    (``journal``: ``(seen, features, versions, values, count)``, see
+    ``SparseFormRule._partial_snapshot``; empty arrays: nothing to save).
+    Saved as the example reads its columns, they cost no cache misses of their
+    own: a gather of every column of the chunk before the call took up to a
+    third of a streamed call's time at d = 1e6."""
+    seen, saved_features, saved_versions, saved_values, count = journal
+    if seen.shape[0] == 0:
+        return
+    capacity = columns.shape[1]
+    n_units = units.shape[0] if units.shape[1] > 0 else 0
+    for p in range(n):
+        j = features[p]
+        if seen[j]:
+            continue
+        seen[j] = True
+        s = count[0]
+        count[0] = s + 1
+        saved_features[s] = j
+        if versions.shape[0] > 0:
+            saved_versions[s] = versions[j]
+        values = saved_values[s]
+        copy_into(columns[j], values[:capacity])
+        values[capacity] = weights[j]
+        for u in range(n_units):
+            values[capacity + 1 + u] = units[u, j]
+
+
+@jit
 def prefetch_example(cols, nnz, columns, weights, versions, units):
     """Ask for the lines of the state that the example's features read (the
     column, weight, version and units of each; see ``_prefetch``) before its

@@ -183,8 +183,14 @@ class BaseUpdateRule(BaseEstimator):
         restore)``: ``saved`` is to be the state after a failed call once
         ``restore()`` has run. A rule may then change how the live state is
         held for the call, never the model (SON grows its lazy versions), as
-        ``saved`` keeps the arrays as they were."""
+        ``saved`` keeps the arrays as they were, and add arrays that its kernel
+        fills for the call (SON's journal), which :meth:`_forget_call` drops
+        once the call has succeeded."""
         return None
+
+    def _forget_call(self, states):
+        """Drop from ``states`` what :meth:`_partial_snapshot` added for a call
+        that has succeeded."""
 
     def _centers_classes(self, states, passes_before):
         """Whether the classes of a multinomial model (``states``: every

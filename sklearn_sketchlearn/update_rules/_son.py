@@ -11,7 +11,7 @@ from .._kernels._sketch_updates import EXACT, NO_SKETCH, OJA, RANDOM_PROJECTION
 from .._kernels._son import prediction_limit
 from .._kernels._son_sparse import SCALING, SPARSE
 from ._base import BaseUpdateRule, empty_sketch_state, sketch_kernel_params
-from ._sparse_form import SparseFormRule, add_sparse_form
+from ._sparse_form import NO_JOURNAL, SparseFormRule, add_sparse_form
 
 # sigma(0) (1 - sigma(0)): the log loss's curvature at margin 0, where every
 # binary model starts (the unit of the log loss's prior, see _PRIOR_FEATURES)
@@ -347,6 +347,8 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
     # latest's; the weights then stay, so steps shrink again.
     _PASS_WEIGHT_GROWS_UNTIL = 52
     _sketch_use = "optional"
+    # (no running units of the estimator's move the state before the kernel)
+    _saves_in_kernel = True
     # 'auto' bound of a regressor: this many times the largest |y - y_1| learned.
     _TARGET_BOUND = 2.0
     # 'auto' alpha: a fraction of the curvature seen (adaptive ridge), the prior's
@@ -509,6 +511,8 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
             state["eigenvalues"], state["dense"], state["factor"], state["counts"],
             state["floats"], state["scale"], state["sketch_weights"], form, state["touched"],
             state["versions"], state["maps"], state["folds"],
+            tuple(state.get(key, empty) for key, empty in zip(self._JOURNAL, NO_JOURNAL,
+                                                               strict=True)),
         )
         pass_weight = self._pass_weight(settings.passes_before)
         if pass_weight != 1.0:  # the chunk's sample weights, index 7 (son_pass)

@@ -16,6 +16,10 @@ from .._kernels._son_sparse import (
 )
 from ._base import chunk_features, feature_snapshot, sketch_kernel_params
 
+# The journal of a call that saves its state otherwise (see SparseFormRule._journal).
+NO_JOURNAL = (np.zeros(0, dtype=np.bool_), np.zeros(0, dtype=np.int64),
+              np.zeros(0, dtype=np.int64), np.zeros((0, 0)), np.zeros(1, dtype=np.int64))
+
 
 def add_sparse_form(state, n_features, kind, lazy):
     """Add to a rule's state the arrays of the sparse form of CSR rows (see
@@ -51,6 +55,14 @@ class SparseFormRule:
     _SPARSE_FORM_FROM = 16.0
     # a regressor whose kernel moves the targets' unit rescales every weight (SON's)
     _target_units = False
+    # the kernel saves each feature's entries in a journal as it first reads
+    # them (SON's; ADA-FD's running units move the chunk's features before its
+    # kernel runs, so it saves them by a gather at the call's start)
+    _saves_in_kernel = False
+    # the journal's arrays in the state, for the call: (seen, features,
+    # versions, values, count), see _journal
+    _JOURNAL = ("journal_seen", "journal_features", "journal_versions", "journal_values",
+                "journal_count")
 
     def _sparse_form(self, n_weights, capacity, n_stored, n_rows):
         """Whether CSR rows (``n_stored`` values in ``n_rows`` rows) take the
@@ -60,9 +72,11 @@ class SparseFormRule:
     def _kernel_checks(self, states, sparse):
         # in the sparse form the kernel checks every value it writes into the
         # d-long arrays (a scan of them would cost O(m d) per block)
+        # (the journal holds copies of checked values, and room not written)
         if states["form"][:, SPARSE].all():
-            return ("weights", "rows", "scale", "gradient_sum", "touched", "versions")
-        return ()
+            return ("weights", "rows", "scale", "gradient_sum", "touched", "versions",
+                    *self._JOURNAL)
+        return self._JOURNAL
 
     def _partial_snapshot(self, states, sketch, X):
         # On CSR rows that take the sparse form (the state in it and the call
@@ -92,22 +106,19 @@ class SparseFormRule:
         if needed > max(n_versions, n_features // (4 * max(capacity, 1))):
             return None
         n_touched = form[:, TOUCHED].max()
-        features = chunk_features(X, n_features, states["touched"][:, :n_touched].ravel(),
-                                  [n_features - 1])
-        if features is None:
+        by_feature = {key: value for key, value in self._by_feature(states).items()
+                      if value.shape[1] == n_features}
+        if self._saves_in_kernel:
+            snapshot = self._journal(states, by_feature, X, n_touched)
+        else:
+            features = chunk_features(X, n_features,
+                                      states["touched"][:, :n_touched].ravel(), [n_features - 1])
+            snapshot = None if features is None else feature_snapshot(
+                states, by_feature, features, restored_apart={*self._by_feature(states),
+                                                              "touched"})
+        if snapshot is None:
             return None
-        columns = states["rows"].reshape(form.shape[0], n_features, capacity)
-        by_feature = {"weights": states["weights"], "versions": states["versions"],
-                      "rows": columns}
-        if "scale" in states:  # SON's units, by feature in the sparse form (units_by_feature)
-            units = states["scale"]
-            by_feature["scale"] = units.reshape(form.shape[0], units.shape[2], units.shape[1])
-        if "gradient_sum" in states:  # (ADA-FD's, which its dual averaging writes)
-            by_feature["gradient_sum"] = states["gradient_sum"]
-        saved, restore_columns = feature_snapshot(
-            states, {key: value for key, value in by_feature.items()
-                     if value.shape[1] == n_features}, features,
-            restored_apart={*by_feature, "touched"})
+        saved, restore_columns = snapshot
         # the list's entries the call can write: each example appends at most its
         # non-zeros and the intercept, after the old ones or from 0 after a shrink
         n_written = n_touched + X.indices.size + n_rows
@@ -122,6 +133,64 @@ class SparseFormRule:
             grown[:, :n_versions] = states[key]
             states[key] = grown
         return saved, restore
+
+    @staticmethod
+    def _by_feature(states):
+        """Views of the state's arrays with one entry (or one column of ``Z``, or
+        SON's units) per feature on axis 1."""
+        n_problems, n_features = states["weights"].shape
+        by_feature = {"weights": states["weights"], "versions": states["versions"],
+                      "rows": states["rows"].reshape(n_problems, n_features,
+                                                     states["rows"].shape[1])}
+        if "scale" in states:  # SON's units, by feature in the sparse form (units_by_feature)
+            units = states["scale"]
+            by_feature["scale"] = units.reshape(n_problems, units.shape[2], units.shape[1])
+        if "gradient_sum" in states:  # (ADA-FD's, which its dual averaging writes)
+            by_feature["gradient_sum"] = states["gradient_sum"]
+        return by_feature
+
+    def _journal(self, states, by_feature, X, n_touched):
+        """``(saved, restore)`` of a call whose kernel saves each feature's
+        entries of ``by_feature`` as it first reads them (``save_columns``), or
+        None for rows that input validation will refuse. The journal's arrays,
+        stacked by problem, join ``states`` for the call (``_forget_call``
+        drops them); the arrays without a value per feature are copied."""
+        n_problems, n_features = states["weights"].shape
+        if X.shape[1] > n_features or (X.indices.size and (
+                X.indices.min() < 0 or X.indices.max() >= n_features)):
+            return None
+        capacity = states["rows"].shape[1]
+        n_units = by_feature["scale"].shape[2] if "scale" in by_feature else 0
+        # the most features a call saves: its columns, the intercept and FD's
+        # rows appended before it
+        most = min(n_features, X.indices.size + n_touched + 1)
+        journal = dict(zip(self._JOURNAL, (
+            np.zeros((n_problems, n_features), dtype=np.bool_),
+            np.empty((n_problems, most), dtype=np.int64),
+            np.empty((n_problems, most), dtype=np.int64),
+            np.empty((n_problems, most, capacity + 1 + n_units)),
+            np.zeros((n_problems, 1), dtype=np.int64)), strict=True))
+        apart = {*self._by_feature(states), "touched"}
+        saved = {key: value if key in apart else value.copy() for key, value in states.items()}
+        states.update(journal)
+
+        def restore():
+            for k in range(n_problems):
+                count = journal["journal_count"][k, 0]
+                features = journal["journal_features"][k, :count]
+                values = journal["journal_values"][k, :count]
+                by_feature["rows"][k, features] = values[:, :capacity]
+                by_feature["weights"][k, features] = values[:, capacity]
+                if n_units:
+                    by_feature["scale"][k, features] = values[:, capacity + 1:]
+                if "versions" in by_feature:
+                    by_feature["versions"][k, features] = journal["journal_versions"][k, :count]
+
+        return saved, restore
+
+    def _forget_call(self, states):
+        for key in self._JOURNAL:
+            states.pop(key, None)
 
     @staticmethod
     def _records(sketch, n_rows, capacity):
