@@ -1,6 +1,7 @@
 """Every call ends in a finite model that means what its counters say, or in a
 ValueError that leaves the estimator exactly as it was before the call."""
 
+import copy
 import pickle
 import threading
 import time
@@ -17,7 +18,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from sklearn_sketchlearn import SketchedOnlineClassifier, SketchedOnlineRegressor
-from sklearn_sketchlearn._kernels._son_sparse import REFRESHES, catch_up_all
+from sklearn_sketchlearn._kernels._son_sparse import REFRESHES, TOUCHED, catch_up_all
 from sklearn_sketchlearn._units import CENTRED_SPARSE_FLOATS
 from sklearn_sketchlearn._validation import CHUNK_CHECKS
 from sklearn_sketchlearn.sketches import SKETCHES, OjaSketch
@@ -333,13 +334,35 @@ def test_a_csr_chunk_that_diverges_in_the_sparse_form_changes_nothing(rule, sket
     assert pickle.dumps(model) == before
 
 
+def fails_once_learned_and_changes_nothing(model, chunk, labels, monkeypatch):
+    """A ``partial_fit`` call of ``model`` on ``chunk`` that fails once every
+    block has learned (a stand-in for any failure) leaves it as it was, and the
+    same call that succeeds keeps no journal (SON's, see save_columns)."""
+    check, learned = SketchedOnlineClassifier._check_block, []
+
+    def fail_after_the_last_block(self, outcomes, n_examples, *args):
+        check(self, outcomes, n_examples, *args)
+        learned.append(n_examples)
+        if sum(learned) == chunk.shape[0]:
+            assert {*self.update_rule_._JOURNAL} <= {*self._state}  # (the journal was used)
+            raise ValueError("a stand-in for any failure once the call has learned")
+
+    monkeypatch.setattr(SketchedOnlineClassifier, "_check_block", fail_after_the_last_block)
+    before = pickle.dumps(model)
+    with pytest.raises(ValueError, match="stand-in"):
+        model.partial_fit(chunk, labels)
+    assert pickle.dumps(model) == before
+    monkeypatch.setattr(SketchedOnlineClassifier, "_check_block", check)
+    model.partial_fit(chunk, labels)
+    assert not {*model.update_rule_._JOURNAL} & {*model._state}
+
+
 @pytest.mark.parametrize("sketch", ["fd", "fast_rfd", "oja", "rp", None])
 def test_a_failed_csr_call_puts_back_what_sons_kernel_saved(sketch, monkeypatch):
     # in the sparse form SON's kernel saves each feature's entries (its column
     # of Z, w_bar_j, its version, its running units) as it first reads them in
-    # a call, and FD's the rows appended before the call at its start: a
-    # failure after every block learned must put all of them back, the units
-    # the call moved too
+    # a call: a failure after every block learned must put all of them back,
+    # the units the call moved too
     X, y = sparse_stream()
     monkeypatch.setattr(SketchedOnlineClassifier, "_BLOCK_SIZE", 4)
     model = SketchedOnlineClassifier(SketchedOnlineNewton(), sketch=sketch, random_state=0)
@@ -353,23 +376,36 @@ def test_a_failed_csr_call_puts_back_what_sons_kernel_saved(sketch, monkeypatch)
         assert begin < 300
         model.partial_fit(X[begin:begin + 1], y[begin:begin + 1])
         begin += 1
-    check, learned = SketchedOnlineClassifier._check_block, []
+    fails_once_learned_and_changes_nothing(model, chunk, y[300:312], monkeypatch)
 
-    def fail_after_the_last_block(self, outcomes, n_examples, *args):
-        check(self, outcomes, n_examples, *args)
-        learned.append(n_examples)
-        if sum(learned) == chunk.shape[0]:
-            assert {*self.update_rule_._JOURNAL} <= {*self._state}  # (the journal was used)
-            raise ValueError("a stand-in for any failure once the call has learned")
 
-    monkeypatch.setattr(SketchedOnlineClassifier, "_check_block", fail_after_the_last_block)
-    before = pickle.dumps(model)
-    with pytest.raises(ValueError, match="stand-in"):
-        model.partial_fit(chunk, y[300:312])
-    assert pickle.dumps(model) == before
-    monkeypatch.setattr(SketchedOnlineClassifier, "_check_block", check)
-    model.partial_fit(chunk, y[300:312])  # and a call that succeeds keeps no journal
-    assert not {*model.update_rule_._JOURNAL} & {*model._state}
+@pytest.mark.parametrize("sketch", ["fd", "fast_fd"])
+def test_a_failed_csr_call_puts_back_the_columns_fds_shrink_rewrote(sketch, monkeypatch):
+    # FD's shrink in the sparse form rewrites the columns of the rows appended
+    # since the last one (when its new factor is well conditioned: rows of a
+    # few sparse prototypes), those of rows before the call too, which the
+    # kernel saves at the call's start: here the call's rows leave out the
+    # third prototype's columns, which rows before it had
+    rng = np.random.default_rng(0)
+    prototypes = sp.random(3, 2000, density=0.002, format="csr", random_state=rng,
+                           data_rvs=rng.standard_normal)
+    X = sp.csr_matrix(rng.standard_normal((312, 3)) @ prototypes)
+    y = (X @ rng.standard_normal(2000) > 0).astype(int)
+    third = np.setdiff1d(prototypes[2].indices, prototypes[:2].indices)
+    chunk = X[300:312].toarray()
+    chunk[:, third] = 0.0
+    chunk = sp.csr_matrix(chunk)
+    monkeypatch.setattr(SketchedOnlineClassifier, "_BLOCK_SIZE", 4)
+    model = SketchedOnlineClassifier(SketchedOnlineNewton(), sketch=sketch, random_state=0)
+    model.partial_fit(X[:200], y[:200], classes=[0, 1])
+    columns = model._state["rows"][0].reshape(2001, -1)
+    touched = model._state["touched"][0, :model._state["form"][0, TOUCHED]]
+    outside = np.intersect1d(touched, third)
+    # (the call rewrites columns it never reads: the path this test is for)
+    learned = copy.deepcopy(model).partial_fit(chunk, y[300:312])
+    assert outside.size and not np.array_equal(
+        learned._state["rows"][0].reshape(2001, -1)[outside], columns[outside])
+    fails_once_learned_and_changes_nothing(model, chunk, y[300:312], monkeypatch)
 
 
 @pytest.mark.parametrize("sketch", ["fast_fd", "oja"])

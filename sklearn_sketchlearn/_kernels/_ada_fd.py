@@ -191,15 +191,22 @@ def held_mass(gram, n_rows):
 
 
 @jit
-def shrink_buffer(rows, gram, floats, n_rows, rank, x, projected, spectrum, basis):
-    """FD's shrink of the full buffer (:func:`fd_shrink_and_project`), with the
-    eigendecomposition it leaves (diagonal) and the mass it removed, ``|S|_F^2``
-    before less after, added to ``floats[1]``: what escaped the sketch
-    (:func:`ada_fd_ridge`). Returns the number of rows kept."""
-    before = held_mass(gram, n_rows)
-    n_kept = fd_shrink_and_project(rows, gram, floats, n_rows, rank, x, projected)
+def settle_shrink(gram, n_kept, before, floats, spectrum, basis):
+    """After an FD shrink of a buffer that held ``before = |S|_F^2``: the
+    eigendecomposition it leaves (diagonal), and the mass it removed,
+    ``|S|_F^2`` before less after, added to ``floats[1]``: what escaped the
+    sketch (:func:`ada_fd_ridge`)."""
     reset_to_diagonal(gram, n_kept, spectrum, basis)
     floats[1] += max(before - held_mass(gram, n_kept), 0.0)  # (0 but for rounding)
+
+
+@jit
+def shrink_buffer(rows, gram, floats, n_rows, rank, x, projected, spectrum, basis):
+    """FD's shrink of the full buffer (:func:`fd_shrink_and_project`), settled
+    (:func:`settle_shrink`). Returns the number of rows kept."""
+    before = held_mass(gram, n_rows)
+    n_kept = fd_shrink_and_project(rows, gram, floats, n_rows, rank, x, projected)
+    settle_shrink(gram, n_kept, before, floats, spectrum, basis)
     return n_kept
 
 

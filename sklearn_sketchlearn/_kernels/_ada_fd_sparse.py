@@ -41,7 +41,7 @@ from ._ada_fd import (
     ada_fd_ridge,
     along_rows,
     held_mass,
-    reset_to_diagonal,
+    settle_shrink,
     span_captured,
     span_coefficients,
     turn_gram_into_span,
@@ -306,8 +306,7 @@ def shrink_and_reset(columns, gram, factor, sketch_weights, weights, form, touch
                                      touched, capacity, rank, versions, maps, folds, carried)
     floats[0] += delta
     counts[0] = n_kept
-    reset_to_diagonal(gram, n_kept, spectrum, basis)
-    floats[1] += max(before - held_mass(gram, n_kept), 0.0)  # (_ada_fd.shrink_buffer)
+    settle_shrink(gram, n_kept, before, floats, spectrum, basis)
 
 
 @jit

@@ -14,7 +14,7 @@ from .._kernels._son_sparse import (
     max_versions,
     sparse_weights,
 )
-from ._base import chunk_features, feature_snapshot, sketch_kernel_params
+from ._base import chunk_features, copied_but, feature_snapshot, sketch_kernel_params
 
 # The journal of a call that saves its state otherwise (see SparseFormRule._journal).
 NO_JOURNAL = (np.zeros(0, dtype=np.bool_), np.zeros(0, dtype=np.int64),
@@ -106,16 +106,18 @@ class SparseFormRule:
         if needed > max(n_versions, n_features // (4 * max(capacity, 1))):
             return None
         n_touched = form[:, TOUCHED].max()
-        by_feature = {key: value for key, value in self._by_feature(states).items()
+        views = self._by_feature(states)
+        # (the views of arrays without a value per feature hold nothing to save)
+        by_feature = {key: value for key, value in views.items()
                       if value.shape[1] == n_features}
+        restored_apart = {*views, "touched"}
         if self._saves_in_kernel:
-            snapshot = self._journal(states, by_feature, X, n_touched)
+            snapshot = self._journal(states, by_feature, restored_apart, X, n_touched)
         else:
             features = chunk_features(X, n_features,
                                       states["touched"][:, :n_touched].ravel(), [n_features - 1])
             snapshot = None if features is None else feature_snapshot(
-                states, by_feature, features, restored_apart={*self._by_feature(states),
-                                                              "touched"})
+                states, by_feature, features, restored_apart)
         if snapshot is None:
             return None
         saved, restore_columns = snapshot
@@ -149,12 +151,12 @@ class SparseFormRule:
             by_feature["gradient_sum"] = states["gradient_sum"]
         return by_feature
 
-    def _journal(self, states, by_feature, X, n_touched):
+    def _journal(self, states, by_feature, restored_apart, X, n_touched):
         """``(saved, restore)`` of a call whose kernel saves each feature's
         entries of ``by_feature`` as it first reads them (``save_columns``), or
         None for rows that input validation will refuse. The journal's arrays,
         stacked by problem, join ``states`` for the call (``_forget_call``
-        drops them); the arrays without a value per feature are copied."""
+        drops them); the arrays but those of ``restored_apart`` are copied."""
         n_problems, n_features = states["weights"].shape
         if X.shape[1] > n_features or (X.indices.size and (
                 X.indices.min() < 0 or X.indices.max() >= n_features)):
@@ -170,8 +172,7 @@ class SparseFormRule:
             np.empty((n_problems, most), dtype=np.int64),
             np.empty((n_problems, most, capacity + 1 + n_units)),
             np.zeros((n_problems, 1), dtype=np.int64)), strict=True))
-        apart = {*self._by_feature(states), "touched"}
-        saved = {key: value if key in apart else value.copy() for key, value in states.items()}
+        saved = copied_but(states, restored_apart)
         states.update(journal)
 
         def restore():
