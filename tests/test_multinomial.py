@@ -198,7 +198,7 @@ def test_fit_reaches_logistic_regressions_objective():
     # (SketchedOnlineNewton._centers_classes). Reference: the minimum of
     # LogisticRegression's objective, sum_i l_i + |coef|^2 / 2, which the
     # default's prior (|w|^2 / 2 per weight in standardized units, at least
-    # d / 64 over d weights) nearly shares, at the model's centered weights
+    # min(d / 64, 1) over d weights) nearly shares, at the model's centered weights
     # (the same probabilities). After 10 passes: 2.0% above it; without the
     # centering, 8.8%.
     X, y = load_digits(return_X_y=True)

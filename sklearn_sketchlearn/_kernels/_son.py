@@ -102,6 +102,16 @@ from ._units import (
     young_unit_grew,
 )
 
+# The exact sketch's margin prior under the log loss, d / LOG_LOSS_MAX_STEP^2
+# over d weights in running units (SketchedOnlineNewton._ridge_params), is at
+# most this per weight: LogisticRegression's default penalty |w|^2 / 2 (C = 1)
+# on standardized features. A margin's prior standard deviation 8 spreads
+# over the weights as if each feature added to a margin on its own; on wide
+# correlated features the signal lies partly in directions of small variance,
+# which d / 64 held back (mixed_design, 200 features: 0.854 -> 0.886 test
+# accuracy after one pass; doc/user_guide/learners.rst).
+WEIGHT_PRIOR_MOST = 1.0
+
 
 @jit
 def factor_with_ridge(gram, n, ridge, cholesky):
@@ -807,9 +817,11 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
                     floats[6] = example  # the floor of the adaptive ridge (son_ridge)
                 else:
                     # nothing is missed: the ridge is set once, a prior worth alpha
-                    # examples, and at least the log loss's prior per weight
-                    floats[6] = ridge_params[0] + max(ridge_params[2] * example,
-                                                      ridge_params[4] * n_features)
+                    # examples, and at least the log loss's margin prior (at most
+                    # WEIGHT_PRIOR_MOST)
+                    floats[6] = ridge_params[0] + max(
+                        ridge_params[2] * example,
+                        min(ridge_params[4] * n_features, WEIGHT_PRIOR_MOST))
                     for j in range(n_features):
                         dense[j, j] = np.sqrt(floats[6])
             floats[1] += mass

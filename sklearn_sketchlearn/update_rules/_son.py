@@ -109,13 +109,15 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
       stands in for it). A ridge far below one example's curvature lets the
       first Newton steps fit single examples exactly (the start-up transient
       of recursive least squares). Under the log loss in running units it is
-      also at least ``d / LOG_LOSS_MAX_STEP^2 = d / 64`` over ``d`` weights: a
-      Gaussian prior under which a standardized example's margin (``|x|^2``
-      about ``d``) has standard deviation 8, as far as a log-loss step moves
-      its own example's margin (see ``loss_curvature``). Margins are unit-free
-      where weights are not; one example's curvature (``1/4`` at margin 0,
-      over ten classes ``0.09``) held a margin's prior variance at ``4 d``
-      (``11 d``), loose on wide data.
+      also at least ``min(d / LOG_LOSS_MAX_STEP^2, 1) = min(d / 64, 1)`` over
+      ``d`` weights: a Gaussian prior under which a standardized example's
+      margin (``|x|^2`` about ``d``) has standard deviation 8, as far as a
+      log-loss step moves its own example's margin (see ``loss_curvature``),
+      but no stronger per weight than LogisticRegression's default penalty
+      ``|w|^2 / 2``. Margins are unit-free where weights are not; one
+      example's curvature (``1/4`` at margin 0, over ten classes ``0.09``)
+      held a margin's prior variance at ``4 d`` (``11 d``), loose on wide
+      data.
     * ``fit``'s pass ``k`` (from 0) weighs its examples ``2^k``, as much as all
       the passes before it: the curvature of the earlier passes, measured at
       margins the model has since left, is discounted by half at each pass,

@@ -188,7 +188,8 @@ class RunningUnits:
 def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, power_t=0.5,
         fit_intercept=True, diagonal_scaling=False, epsilon=0.1, adaptive=False,
         gauss_newton=False, standardize=False, oja_floor=True, offsets=None, max_step=8.0,
-        repeated_from=None, stream_from=None, prior_features=0.0, margin_prior=0.0):
+        repeated_from=None, stream_from=None, prior_features=0.0, margin_prior=0.0,
+        margin_prior_most=np.inf):
     """SON (Algorithm 1) with A = alpha_t I + S^T S solved densely.
 
     The papers' ridge is ``alpha_t = alpha + alpha0 (+ RFD's shift)``. With
@@ -204,8 +205,8 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
     ``c^2 |x|^2 / d``), one example's worth, and with ``prior_features`` and
     ``standardize`` at least the log loss's curvature at 0, 1/4, per
     ``prior_features`` features that took units (the exact sketch's ridge at
-    least ``margin_prior`` per weight); in a repetition of the first
-    ``repeated_from`` rows (see below) that floor and the exact sketch's
+    least ``margin_prior`` per weight, up to ``margin_prior_most``); in a
+    repetition of the first ``repeated_from`` rows (see below) that floor and the exact sketch's
     ridge, the prior, are times the weight of the passes so far, and each
     repetition starts with the Newton step ``u -= growth A^{-1} u`` of the
     prior's growth (not over Oja's sketch and RP); over Oja's
@@ -340,7 +341,8 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
             if n_sketched == 0:  # one example's worth: standardized features have mean square 1
                 one_example = mass / (x @ x) if standardize else mass / D
                 if sketch.kind == "exact":  # a prior worth alpha examples
-                    exact_ridge = max(alpha * one_example, margin_prior * D)
+                    exact_ridge = max(alpha * one_example,
+                                      min(margin_prior * D, margin_prior_most))
             if sketch.kind == "fd":  # what lies outside the span of the rows
                 missed += max(mass - ghat @ gram @ np.linalg.pinv(gram, hermitian=True) @ ghat,
                               0.0)

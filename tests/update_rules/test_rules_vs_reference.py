@@ -556,26 +556,37 @@ def test_son_standardized(data, sketch, fit_intercept, scaling, sparse):
                   LOSSES["log_loss"], sparse=sparse)
 
 
+@pytest.mark.parametrize("n_weights", [40, 100])
 @pytest.mark.parametrize("scaling", ["standardize", "scale"])
-def test_son_exact_log_loss_prior_holds_margins(scaling):
+def test_son_exact_log_loss_prior_holds_margins(scaling, n_weights):
     # Under the log loss in running units the exact sketch's prior is at least
     # 1 / LOG_LOSS_MAX_STEP^2 per weight: a standardized example's margin has
     # prior standard deviation 8. Over 40 weights it is 40 / 64, above one
-    # example's curvature at margin 0 (1/4), so it sets the ridge.
+    # example's curvature at margin 0 (1/4), so it sets the ridge; over 100 it
+    # stops at 1, LogisticRegression's default penalty (WEIGHT_PRIOR_MOST).
+    d = n_weights - 1
     rng = np.random.default_rng(7)
-    Z = rng.standard_normal((80, 39))
-    X = Z * np.geomspace(0.01, 100, 39)
-    signs = np.where(Z @ rng.standard_normal(39) + 0.5 * rng.standard_normal(80) > 0, 1.0, -1.0)
+    Z = rng.standard_normal((80, d))
+    X = Z * np.geomspace(0.01, 100, d)
+    signs = np.where(Z @ rng.standard_normal(d) + 0.5 * rng.standard_normal(80) > 0, 1.0, -1.0)
     model = SketchedOnlineClassifier(SketchedOnlineNewton(feature_scaling=scaling),
                                      sketch="exact", random_state=0)
     options = dict(loss="log_loss", alpha=1.0, bound=np.inf, sigma=1.0, adaptive=True,
                    gauss_newton=True, standardize="scale" if scaling == "scale" else True)
-    expected, predictions = son(X, signs, np.ones(80), reference_sketch(SKETCHES["exact"], 40),
-                                margin_prior=1 / 64, **options)
+
+    def exact():  # (a reference sketch holds its state)
+        return reference_sketch(SKETCHES["exact"], n_weights)
+
+    expected, predictions = son(X, signs, np.ones(80), exact(), margin_prior=1 / 64,
+                                margin_prior_most=1.0, **options)
     check_against(model, X, signs, np.ones(80), expected, predictions, LOSSES["log_loss"],
                   sparse=False)
-    without, _ = son(X, signs, np.ones(80), reference_sketch(SKETCHES["exact"], 40), **options)
-    assert not np.allclose(expected, without, rtol=1e-3)  # the case the test is for
+    # the cases the test is for: the prior sets the ridge, and over 100
+    # weights the cap sets the prior
+    without, _ = son(X, signs, np.ones(80), exact(), **options)
+    assert not np.allclose(expected, without, rtol=1e-3)
+    uncapped, _ = son(X, signs, np.ones(80), exact(), margin_prior=1 / 64, **options)
+    assert np.allclose(expected, uncapped, rtol=1e-3) == (n_weights <= 64)
 
 
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
