@@ -55,7 +55,7 @@ from ._cholesky import (
 )
 from ._jit import jit
 from ._learner_sketch import missed_per_direction
-from ._losses import loss_curvature, loss_derivative
+from ._losses import SQUARED_ERROR, loss_curvature, loss_derivative
 from ._rows import load_example
 from ._sketch_updates import (
     EXACT,
@@ -222,28 +222,58 @@ def grow_exact_prior(dense, growth):
 
 @jit
 def prior_step(kind, step, ridge, weights, rows, n_rows, cholesky, eigenvalues, factor,
-               n_sketched, dense):
+               n_sketched, dense, curvature_weight, max_move):
     """``w -= step A^{-1} w`` in the dense form: the Newton step on the prior's
     growth ``step |w|^2 / 2`` (its curvature is in ``A``, where the exact
     sketch's factor took it first), so that ``fit``'s passes converge to the
     weights the prior and the loss settle on together rather than to the
-    loss's minimum alone."""
+    loss's minimum alone; shortened to move the margins by ``max_move`` at
+    most (:func:`capped_prior_step`)."""
     if kind == EXACT:
         solved = np.empty(weights.shape[0])
         solve_by_columns(dense, weights.shape[0], weights, solved)
+        step = capped_prior_step(step, dot(weights, solved), curvature_weight, max_move)
         axpy(-step, solved, weights)
         return
-    fraction = step / ridge  # A^{-1} w = (w - sum_i a_i rows_i) / ridge
     coefficients = np.zeros(n_rows)
+    held = 0.0  # sum_i a_i rows_i^T w: A^{-1} w = (w - sum_i a_i rows_i) / ridge
     if n_rows > 0:
         projected = np.empty(n_rows)
         project_rows(rows, n_rows, weights, weights, projected)
         newton_coefficients(kind, ridge, cholesky, eigenvalues, factor, n_rows, n_sketched,
                             projected, coefficients)
+        held = dot(coefficients, projected)
+    step = capped_prior_step(step, (dot(weights, weights) - held) / ridge, curvature_weight,
+                             max_move)
+    fraction = step / ridge
     for j in range(weights.shape[0]):
         weights[j] *= 1.0 - fraction
     for i in range(n_rows):
         axpy(fraction * coefficients[i], rows[i], weights)
+
+
+@jit
+def capped_prior_step(step, weighted_norm, curvature_weight, max_move):
+    """The prior's ``step``, shortened so that ``w -= step A^{-1} w`` moves the
+    margins of the examples in ``A`` by ``max_move`` at most, the root mean
+    square of the moves weighted by their curvature ``c^2``: ``delta = step
+    A^{-1} w`` moves them by ``sum c^2 (delta^T x)^2 <= delta^T A delta =
+    step^2 w^T A^{-1} w`` (``weighted_norm``) over the sum of the ``c^2``
+    (``curvature_weight``). The step rests on a quadratic model of the loss
+    around the margins of the last pass. Where the weights hold a large part
+    that the examples barely see (a feature whose few extreme values set its
+    units: the weights that keep its function in them, and the intercept that
+    cancels them, are thousands of times the prior's), the full step moved the
+    margins by thousands (2,183: 20 rows of a noise feature at 1e6 among 1,000
+    of unit scale), far past where that model holds, and took the model's test
+    accuracy from 0.924 to 0.063. On the problems of benchmarks/defaults.py
+    the step moved them by 0.03 to 0.69, below every cap: it is unchanged.
+    (Under the squared error, whose quadratic model is the loss itself, the
+    step is exact and ``max_move`` infinite.)"""
+    moved = step * step * weighted_norm
+    if not curvature_weight > 0.0 or moved <= max_move * max_move * curvature_weight:
+        return step
+    return step * max_move * np.sqrt(curvature_weight / moved)
 
 
 # Over FD the ridge holds half the mean curvature missed per direction: a step
@@ -702,8 +732,10 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
         growth = prior_growth * ridge_floor(ridge_params, floats)
         if kind == EXACT:
             grow_exact_prior(dense, growth)
+        # (the squared error is its own quadratic model: its step is exact)
+        max_move = np.inf if loss_code == SQUARED_ERROR else log_loss_max_step
         prior_step(kind, growth, ridge, weights, rows, held_rows, cholesky, eigenvalues, factor,
-                   counts[0], dense)
+                   counts[0], dense, floats[13], max_move)
     if not dense_only:
         son_set_form(sparse, kind, state)
         if sparse:  # FD's shrink rewrites the columns of the rows appended before the call
@@ -825,6 +857,7 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
                     for j in range(n_features):
                         dense[j, j] = np.sqrt(floats[6])
             floats[1] += mass
+            floats[13] += c * c
             if scaling >= 2 and sparse:  # for moving the total with the units
                 count_curvature(units, c, x, cols, vals, nnz, True,
                                 fit_intercept and scaling == 2)

@@ -126,9 +126,10 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
       sketch's prior) and the log loss's prior, is a Gaussian prior
       ``lambda |w|^2 / 2`` on the weights in their units: pass ``k`` holds it
       ``2^(k+1) - 1`` times, as the passes so far weigh, and starts with the
-      Newton step of its growth, ``w <- w - 2^k lambda A^{-1} w``, so that
-      ``fit`` converges to the minimum of the loss and the prior together
-      (see the user guide's "fit's passes"). What is learned after ``fit``, by
+      Newton step of its growth, ``w <- w - 2^k lambda A^{-1} w`` (shortened
+      to move the margins by the log loss's step cap at most, root mean
+      square), so that ``fit`` converges to the minimum of the loss and the
+      prior together (see the user guide's "fit's passes"). What is learned after ``fit``, by
       ``partial_fit`` or a warm-started ``fit``, weighs as ``fit``'s next pass
       would; a stream that never met ``fit`` weighs its examples as given.
 
@@ -457,8 +458,9 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
         # one example's curvature), |w|^2 at the sparse form's last
         # fold, the targets' unit, the count and the running log median of |y|,
         # the features that took units (the log loss's prior: son_ridge), the
-        # weight of fit's passes that the ridge of index 6 holds (_grow_floor)
-        floats = np.zeros(13)
+        # weight of fit's passes that the ridge of index 6 holds (_grow_floor),
+        # the sum of the curvature vectors' weights c^2 (the prior step's cap)
+        floats = np.zeros(14)
         floats[6] = ridge
         floats[12] = 1.0
         floats[0] = state["floats"][0]

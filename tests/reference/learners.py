@@ -189,7 +189,7 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
         fit_intercept=True, diagonal_scaling=False, epsilon=0.1, adaptive=False,
         gauss_newton=False, standardize=False, oja_floor=True, offsets=None, max_step=8.0,
         repeated_from=None, stream_from=None, prior_features=0.0, margin_prior=0.0,
-        margin_prior_most=np.inf):
+        margin_prior_most=np.inf, prior_move=None):
     """SON (Algorithm 1) with A = alpha_t I + S^T S solved densely.
 
     The papers' ridge is ``alpha_t = alpha + alpha0 (+ RFD's shift)``. With
@@ -206,10 +206,14 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
     ``standardize`` at least the log loss's curvature at 0, 1/4, per
     ``prior_features`` features that took units (the exact sketch's ridge at
     least ``margin_prior`` per weight, up to ``margin_prior_most``); in a
-    repetition of the first ``repeated_from`` rows (see below) that floor and the exact sketch's
-    ridge, the prior, are times the weight of the passes so far, and each
-    repetition starts with the Newton step ``u -= growth A^{-1} u`` of the
-    prior's growth (not over Oja's sketch and RP); over Oja's
+    repetition of the first ``repeated_from`` rows (see below) that floor and
+    the exact sketch's ridge, the prior, are times the weight of the passes so
+    far, and each repetition starts with the Newton step ``u -= growth A^{-1}
+    u`` of the prior's growth (not over Oja's sketch and RP), shortened to
+    move the margins of the examples in ``A`` by ``prior_move`` (``max_step``
+    unless given; but for the squared error) at most, their root mean square
+    weighted by their ``c^2``;
+    over Oja's
     sketch (``oja_floor``) the ridge is
     at least half the least curvature held, ``t min Lambda / 2``, and with no
     sketch the step is through ``A + g_hat g_hat^T``. ``gauss_newton``
@@ -243,6 +247,7 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
     scale = np.zeros(D)  # AdaGrad's D, each entry started at its feature's first non-zero
     predictions = np.empty(n)
     total, missed, n_sketched, exact_ridge, one_example = 0.0, 0.0, 0, None, 0.0
+    curvature_weight = 0.0  # sum c^2
     scale_only = standardize == "scale"
     units = RunningUnits(D, fit_intercept and not scale_only, only_nonzero=scale_only)
     ghats = []
@@ -285,10 +290,17 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
             2.0 ** (repetition + 1) - 1 if eta0 == 0 else repetition + 1.0)
         if (adaptive and n_sketched > 0 and passes_weight > weight_before
                 and sketch.kind not in ("oja", "rp")):
-            # the prior grew: its Newton step, with its growth's curvature in A
+            # the prior grew: its Newton step, with its growth's curvature in A,
+            # moving the margins sum c^2 (delta^T x)^2 <= delta^T A delta by at
+            # most max_step (root mean square weighted by c^2)
             gram, shift = sketch.gram(D)
             growth = floor_of(passes_weight) - floor_of(weight_before)
-            u = u - growth * np.linalg.solve(ridge_of(shift) * np.eye(D) + gram, u)
+            step = growth * np.linalg.solve(ridge_of(shift) * np.eye(D) + gram, u)
+            moved = growth * (u @ step) / curvature_weight
+            most = max_step if prior_move is None else prior_move
+            if loss.name == "squared_error":  # its own quadratic model: the step is exact
+                most = np.inf
+            u = u - step * min(1.0, most / np.sqrt(moved))
         weight = sample_weight[t] * pass_weight
         x = np.append(X[t], 1.0) if fit_intercept else X[t].copy()
         raw = x.copy()
@@ -352,6 +364,7 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
                     captured = ghat @ gram @ np.linalg.solve(ridge * np.eye(D) + gram, ghat)
                 missed += max(mass - captured, 0.0)
             total += mass
+            curvature_weight += c * c
             if not repeated or n_sketched == 0:
                 n_sketched += 1
         ghats.append(ghat.copy())

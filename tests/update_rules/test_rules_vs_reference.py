@@ -688,6 +688,55 @@ def test_son_fit_grows_the_ridge_floor_with_its_passes(sketch, monkeypatch):
     assert not np.allclose(weights_of(flat), weights_of(model), rtol=1e-3)
 
 
+def test_son_fit_prior_step_moves_the_margins_by_at_most_the_log_loss_step():
+    # A noise feature with a few values at 1e6 takes units set by them: its
+    # weight, kept through the move of its units, and the intercept that
+    # cancels it are far beyond the prior, and the prior's Newton step at the
+    # start of fit's second pass would move the margins by thousands. It is
+    # shortened to move them (root mean square, weighted by their curvature)
+    # by LOG_LOSS_MAX_STEP at most; the reference takes the same cap. (Over
+    # the exact sketch: FD's reference replays its rows, which cannot follow
+    # units that move.)
+    rng = np.random.default_rng(8)
+    X = rng.standard_normal((60, 4))
+    labels = np.where(X[:, 0] - X[:, 1] + 0.3 * rng.standard_normal(60) > 0, 1, -1)
+    X[[30, 45, 55], 2] = 1e6
+    model = SketchedOnlineClassifier(SketchedOnlineNewton(), sketch="exact", shuffle=False,
+                                     max_iter=2, random_state=0).fit(X, labels)
+    twice, signs = np.vstack([X, X]), np.tile(labels, 2).astype(float)
+    options = dict(loss="log_loss", alpha=1.0, bound=np.inf, sigma=1.0, adaptive=True,
+                   gauss_newton=True, standardize=True, repeated_from=60,
+                   margin_prior=1 / 64, margin_prior_most=1.0)
+    expected, _ = son(twice, signs, np.ones(120), reference_sketch(ExactSketch(), 5), **options)
+    np.testing.assert_allclose(weights_of(model), np.atleast_2d(expected), rtol=1e-8,
+                               atol=1e-10 * max(1.0, np.abs(expected).max()))
+    # the case the test is for: the full step takes the weights to thousands
+    full, _ = son(twice, signs, np.ones(120), reference_sketch(ExactSketch(), 5),
+                  prior_move=np.inf, **options)
+    assert np.abs(full).max() > 100 * np.abs(expected).max()
+
+
+@pytest.mark.parametrize("sketch", ["auto", "fd", "fast_rfd"])
+def test_son_fit_passes_keep_what_a_feature_with_extreme_values_let_them_learn(sketch):
+    # 20 of 1,000 training rows hold 1e6 in a noise feature: the first pass
+    # learns (test accuracy 0.924 over the default exact sketch,
+    # LogisticRegression 0.936); the full prior step of the second took it to
+    # 0.063, the weights of the two informative features from 5.7 and -5.7 to
+    # -521 and 485
+    rng = np.random.RandomState(0)
+    X = rng.randn(2000, 4)
+    y = (X[:, 0] - X[:, 1] + 0.3 * rng.randn(2000) > 0).astype(int)
+    train = X[:1000].copy()
+    train[rng.choice(1000, 20, replace=False), 2] = 1e6
+    one = SketchedOnlineClassifier(sketch=sketch, max_iter=1, random_state=0).fit(
+        train, y[:1000])
+    five = SketchedOnlineClassifier(sketch=sketch, max_iter=5, tol=None, random_state=0).fit(
+        train, y[:1000])
+    assert one.score(X[1000:], y[1000:]) > 0.9
+    assert five.score(X[1000:], y[1000:]) > 0.85
+    assert np.all(np.sign(five.coef_[0, :2]) == [1, -1])
+
+
 @pytest.mark.parametrize("sketch", ["fast_rfd", "rp", "none"])
 def test_son_learns_after_fit_as_its_next_pass_would(sketch, monkeypatch):
     # new rows after fit's two passes, through partial_fit or a warm-started
