@@ -18,7 +18,12 @@ and nothing else, and tuned: the value of ``GRIDS`` with the smallest
 progressive loss of the training pass (the test set is never looked at). The
 protocol is online: one ``partial_fit`` pass over chunks of 100 training rows
 in order, then the test score (accuracy, or R^2); ``fit`` at defaults (its
-epochs, shuffled) is an extra column. The gap is tuned minus default.
+epochs, shuffled) is an extra column. The gap is tuned minus default. A
+problem of fewer than 500 test rows whose rows are split at random (sklearn's
+data sets, the LIBSVM files without a test file) is measured over ``--splits``
+random splits (10): on 45 test rows one row is 2.2 points, so a single split
+could not tell a default's gap of one point from the split's luck. Its scores
+are the means over the splits, beside the standard error of the gap.
 
 Beside them, on the same data (so unscaled on the raw problems): the package's
 default estimators (``random_state=0`` their only argument), SGDClassifier and
@@ -38,6 +43,7 @@ import platform
 import sys
 import time
 import warnings
+from collections import Counter
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -77,16 +83,18 @@ SKETCHES = ("fd", "fast_fd", "rfd", "fast_rfd", "oja", "rp", "exact", None)
 EXACT_MAX_FEATURES = 1000
 CHUNK = 100
 SEED = 0
+SMALL_TEST = 500
+"""A problem split at random with fewer test rows is measured over ``--splits`` splits."""
 QUICK = {"problems": "ill_conditioned_10,diabetes_raw", "sketches": ("fast_fd", None),
-         "max_rows": 300, "grid_points": 2}
+         "max_rows": 300, "grid_points": 2, "splits": 2}
 
 
 # ------------------------------------------------------------------- problems
 
-def split(X, y, stratify):
+def split(X, y, stratify, seed=SEED):
     """``(X_train, y_train, X_test, y_test)``: a seeded 70/30 split."""
     X_train, X_test, y_train, y_test = train_test_split(
-        X, y, test_size=0.3, random_state=SEED, stratify=y if stratify else None)
+        X, y, test_size=0.3, random_state=seed, stratify=y if stratify else None)
     return X_train, y_train, X_test, y_test
 
 
@@ -99,10 +107,10 @@ def standardize(X_train, y_train, X_test, y_test, targets=False):
     return scaler.transform(X_train), y_train, scaler.transform(X_test), y_test
 
 
-def embedded(loader, scaled, classification=True):
-    """One of sklearn's data sets, split (stratified for classes), raw or standardized
-    (for regression the targets too)."""
-    data = split(*loader(return_X_y=True), stratify=classification)
+def embedded(loader, scaled, classification=True, seed=SEED):
+    """One of sklearn's data sets, split (stratified for classes, by ``seed``), raw
+    or standardized (for regression the targets too)."""
+    data = split(*loader(return_X_y=True), stratify=classification, seed=seed)
     return standardize(*data, targets=not classification) if scaled else data
 
 
@@ -170,48 +178,60 @@ def datasets_folder():
     return Path(os.environ.get("SKETCHLEARN_DATASETS", default))
 
 
-def libsvm(train, test):
+def libsvm(train, test, seed=SEED):
     """A LIBSVM file as CSR, split by its ``.t`` file when it has one (features
-    aligned), else 70/30; None when its labels are not classes."""
+    aligned), else 70/30 by ``seed``; None when its labels are not classes."""
     data = datasets.load_svmlight_files([str(train)] + ([str(test)] if test else []))
     if not (np.array_equal(data[1], np.round(data[1])) and np.unique(data[1]).size <= 20):
         return None
-    return tuple(data) if test else split(*data, stratify=True)
+    return tuple(data) if test else split(*data, stratify=True, seed=seed)
+
+
+class Problem(NamedTuple):
+    """``loader()`` gives ``(X_train, y_train, X_test, y_test)``; ``stream`` marks
+    SON's in-order problems, ``resplit`` those whose rows ``loader(seed=...)``
+    splits at random by ``seed`` (see ``--splits``)."""
+
+    loader: Callable
+    task: str
+    stream: bool = False
+    resplit: bool = False
 
 
 def problems():
-    """``name -> (loader, task, stream)``; ``stream`` marks SON's in-order problems."""
+    """``name -> Problem``."""
     registry = {}
     for name in ("breast_cancer", "digits", "iris", "wine"):
         for scaled, kind in [(True, "standardized"), (False, "raw")]:
-            registry[f"{name}_{kind}"] = (
+            registry[f"{name}_{kind}"] = Problem(
                 partial(embedded, getattr(datasets, f"load_{name}"), scaled), "classification",
-                False)
+                resplit=True)
     for kappa, rescale, suffix in [(10, False, ""), (200, False, ""), (10, True, "_rescaled")]:
-        registry[f"ill_conditioned_{kappa}{suffix}"] = (
-            partial(ill_conditioned, float(kappa), rescale), "classification", True)
-    registry["correlated_classification"] = (correlated_classification, "classification", False)
-    registry["mixed_design"] = (partial(mixed_design, True), "classification", False)
+        registry[f"ill_conditioned_{kappa}{suffix}"] = Problem(
+            partial(ill_conditioned, float(kappa), rescale), "classification", stream=True)
+    registry["correlated_classification"] = Problem(correlated_classification, "classification")
+    registry["mixed_design"] = Problem(partial(mixed_design, True), "classification")
     folder = datasets_folder()
     paths = sorted(folder.rglob("*")) if folder.is_dir() else []
     files = {path.name.removesuffix(".gz").removesuffix(".bz2"): path
              for path in paths if path.is_file() and path.suffix != ".md"}
     for name, path in files.items():
         if not name.endswith(".t"):
-            registry[f"libsvm_{name}"] = (partial(libsvm, path, files.get(name + ".t")),
-                                          "classification", False)
+            test = files.get(name + ".t")
+            registry[f"libsvm_{name}"] = Problem(partial(libsvm, path, test), "classification",
+                                                 resplit=test is None)
     for scaled, kind in [(True, "standardized"), (False, "raw")]:
         diabetes = partial(datasets.load_diabetes, scaled=False)  # raw X
-        registry[f"diabetes_{kind}"] = (partial(embedded, diabetes, scaled, False),
-                                        "regression", False)
-    registry["decaying_spectrum"] = (  # ADA-FD's problem at the paper's size, raw targets
+        registry[f"diabetes_{kind}"] = Problem(partial(embedded, diabetes, scaled, False),
+                                               "regression", resplit=True)
+    registry["decaying_spectrum"] = Problem(  # ADA-FD's problem at the paper's size, raw targets
         lambda: split(*make_decaying_spectrum_regression(random_state=SEED), stratify=False),
-        "regression", False)
-    registry["correlated_regression"] = (correlated_regression, "regression", False)
-    registry["correlated_regression_raw_targets"] = (partial(correlated_regression, 1e4),
-                                                     "regression", False)
-    registry["mixed_design_regression"] = (partial(mixed_design, False), "regression", False)
-    registry["flat_regression"] = (flat_regression, "regression", False)
+        "regression")
+    registry["correlated_regression"] = Problem(correlated_regression, "regression")
+    registry["correlated_regression_raw_targets"] = Problem(
+        partial(correlated_regression, 1e4), "regression")
+    registry["mixed_design_regression"] = Problem(partial(mixed_design, False), "regression")
+    registry["flat_regression"] = Problem(flat_regression, "regression")
     return registry
 
 
@@ -401,25 +421,60 @@ def evaluate(learner, data, classes, stream, max_seconds):
     return row
 
 
-def run(names, rules, sketches, n_points, max_rows, max_seconds, log):
-    """``{problem: {"task", "stream", "shape", "rows": {learner: row}}}``."""
+def mean_row(rows):
+    """One learner's rows over several splits as one: the mean of each score that
+    every split has, the standard error of the gap (``gap_se``), the grid value
+    chosen most often (with how often), and every failure's message."""
+    if len(rows) == 1:
+        return rows[0]
+    row = {"grid": rows[0]["grid"], "failures": {}, "losses": {}}
+    for other in rows:
+        for what, message in other["failures"].items():
+            row["failures"].setdefault(what, message)
+    for key in ("default", "tuned", "fit"):
+        values = [other.get(key) for other in rows]
+        if None not in values:
+            row[key] = float(np.mean(values))
+    for key in rows[0]["losses"]:
+        row["losses"][key] = float(np.mean([other["losses"][key] for other in rows]))
+    if gap(row) is not None:
+        row["gap_se"] = float(np.std([gap(other) for other in rows], ddof=1)
+                              / np.sqrt(len(rows)))
+    chosen = Counter(other["chosen"] for other in rows if "chosen" in other)
+    if chosen:
+        value, count = chosen.most_common(1)[0]
+        row["chosen"] = f"{value} ({count}/{len(rows)})"
+    return row
+
+
+def run(names, rules, sketches, n_points, max_rows, max_seconds, n_splits, log):
+    """``{problem: {"task", "stream", "shape", "splits", "rows": {learner: row}}}``:
+    a problem split at random with fewer than ``SMALL_TEST`` test rows is measured
+    over ``n_splits`` splits (seeds ``SEED`` on), its rows their means (``mean_row``)."""
     registry, results = problems(), {}
     for name in names:
         if name not in registry:
             log(f"{name}: skipped, no such problem (LIBSVM files: {datasets_folder()})")
             continue
-        loader, task, stream = registry[name]
-        data = loader()
+        problem = registry[name]
+        data = problem.loader()
         if data is None:
             log(f"{name}: skipped, its labels are not classes")
             continue
-        data = tuple(part[:max_rows] for part in data)
+        seeds = [SEED]
+        if problem.resplit and min(data[2].shape[0], max_rows) < SMALL_TEST:
+            seeds = list(range(SEED, SEED + n_splits))
+        splits = [tuple(part[:max_rows] for part in split)
+                  for split in [data] + [problem.loader(seed=seed) for seed in seeds[1:]]]
+        data, task = splits[0], problem.task
         classes = np.unique(data[1]) if task == "classification" else None
-        results[name] = {"task": task, "stream": stream, "rows": {},
+        results[name] = {"task": task, "stream": problem.stream, "rows": {},
+                         "splits": len(splits),
                          "shape": (data[0].shape[0], data[2].shape[0], data[0].shape[1])}
         for learner in learners(task, data[0].shape[1], rules, sketches, n_points):
             start = time.perf_counter()
-            row = evaluate(learner, data, classes, stream, max_seconds)
+            row = mean_row([evaluate(learner, split, classes, problem.stream, max_seconds)
+                            for split in splits])
             results[name]["rows"][learner.name] = row
             scores = " ".join(f"{key} {cell(row.get(key)) or '-':>9s}"
                               for key in ("default", "tuned", "fit"))
@@ -456,22 +511,30 @@ def rst_table(header, rows):
 def problem_section(name, result):
     """The table of one problem, and the messages of what failed (once each)."""
     train, test, n_features = result["shape"]
-    header = ["learner", "1-pass default", "1-pass tuned", "gap", "chosen", "fit() default"]
+    resplit = result["splits"] > 1
+    header = ["learner", "1-pass default", "1-pass tuned", "gap"]
+    header += ["gap s.e."] if resplit else []
+    header += ["chosen", "fit() default"]
     header += ["prog. err. default", "prog. err. tuned"] if result["stream"] else []
     rows, failures = [], {}
     for learner, row in result["rows"].items():
         default = cell(row.get("default"))
         if not default and {"skipped", "default"} & set(row["failures"]):
             default = "skipped" if "skipped" in row["failures"] else "n/a"
-        rows.append([learner, default, cell(row.get("tuned")), cell(gap(row), signed=True),
-                     row.get("chosen", ""), cell(row.get("fit"))]
+        rows.append([learner, default, cell(row.get("tuned")), cell(gap(row), signed=True)]
+                    + ([cell(row.get("gap_se"))] if resplit else [])
+                    + [row.get("chosen", ""), cell(row.get("fit"))]
                     + ([cell(row.get("stream_default")), cell(row.get("stream_tuned"))]
                        if result["stream"] else []))
         for what, message in row["failures"].items():
             failures.setdefault(message, {}).setdefault(learner, []).append(what)
     metric = "accuracy" if result["task"] == "classification" else "R^2"
+    splits = (f" Means over {result['splits']} random 70/30 splits (seeds {SEED} on; the "
+              "chosen value: the one chosen most often), with the standard error of the gap."
+              if resplit else "")
     lines = ["", name, "-" * len(name), "", f"{result['task']}, {train} training and {test} "
-             f"test rows, {n_features} features; test {metric}.", "", *rst_table(header, rows)]
+             f"test rows, {n_features} features; test {metric}.{splits}", "",
+             *rst_table(header, rows)]
     if failures:
         lines += ["", "::", ""] + [
             "    " + ", ".join(f"{learner} ({', '.join(whats)})"
@@ -561,21 +624,29 @@ def main(argv=None):
                         help="cap on the training and on the test rows")
     parser.add_argument("--max-pass-seconds", type=float, default=10.0,
                         help="skip a learner on a problem when one pass would take longer")
+    parser.add_argument("--splits", type=int, default=10,
+                        help=f"random splits of a problem of fewer than {SMALL_TEST} test rows "
+                             "whose rows are split at random (their scores: the means)")
     args = parser.parse_args(argv)
     rules = args.rules.split(",") if args.rules else list(UPDATE_RULES)
     if unknown := set(rules) - set(UPDATE_RULES):
         parser.error(f"unknown rules {sorted(unknown)}; choose from {list(UPDATE_RULES)}")
+    if args.splits < 1:
+        parser.error("--splits must be at least 1")
     names = args.problems or (QUICK["problems"] if args.quick else ",".join(problems()))
     max_rows = min(args.max_rows, QUICK["max_rows"]) if args.quick else args.max_rows
+    n_splits = min(args.splits, QUICK["splits"]) if args.quick else args.splits
     start = time.perf_counter()
     with warnings.catch_warnings():  # the peers on raw data do not converge: the scores show it
         warnings.simplefilter("ignore", ConvergenceWarning)
         warnings.simplefilter("ignore", RuntimeWarning)
         results = run(names.split(","), rules, QUICK["sketches"] if args.quick else SKETCHES,
                       QUICK["grid_points"] if args.quick else None, max_rows,
-                      args.max_pass_seconds, partial(print, file=sys.stderr, flush=True))
+                      args.max_pass_seconds, n_splits,
+                      partial(print, file=sys.stderr, flush=True))
     config = (f"{'quick' if args.quick else 'full'}, rules {','.join(rules)}, at most "
-              f"{max_rows} rows, --max-pass-seconds {args.max_pass_seconds:g}")
+              f"{max_rows} rows, --max-pass-seconds {args.max_pass_seconds:g}, --splits "
+              f"{n_splits}")
     text = "\n".join(report(results, config, time.perf_counter() - start)) + "\n"
     print(text)
     if args.output:

@@ -92,9 +92,9 @@ def test_a_peer_is_tuned_by_its_chunks_predicted_before_they_are_learned(default
 
 def test_every_problem_is_split_as_documented(defaults):
     registry = defaults.problems()
-    tasks = [task for _, task, _ in registry.values()]
+    tasks = [problem.task for problem in registry.values()]
     assert tasks.count("classification") >= 12 and tasks.count("regression") >= 4
-    for name, (loader, task, stream) in registry.items():
+    for name, (loader, task, stream, resplit) in registry.items():
         data = loader()
         if data is None:  # a LIBSVM file of regression targets
             continue
@@ -107,9 +107,36 @@ def test_every_problem_is_split_as_documented(defaults):
             assert set(np.unique(y_test)) <= set(np.unique(y_train)), name
         if stream:  # in order: the last 30% is the test set
             assert X_train.shape == (7000, 100) and X_test.shape == (3000, 100)
+        if resplit:  # another seed, another split of the same rows (of the same labels)
+            other = loader(seed=1)
+            assert other[0].shape == X_train.shape and other[2].shape == X_test.shape, name
+            assert not np.array_equal(other[1], y_train), name
+            if task == "classification":
+                assert np.array_equal(np.sort(np.concatenate([other[1], other[3]])),
+                                      np.sort(np.concatenate([y_train, y_test]))), name
     if "libsvm_a9a" in registry:
         X_train, _, X_test, _ = registry["libsvm_a9a"][0]()
         assert X_train.shape == (32561, 123) and X_test.shape == (16281, 123)
+
+
+def test_a_small_problem_scores_the_mean_over_its_splits(defaults, quick):
+    # --quick: diabetes_raw (133 test rows) over two splits, at most 300 rows
+    from sklearn_sketchlearn import SketchedOnlineRegressor
+
+    result = quick[0]["diabetes_raw"]
+    assert result["splits"] == 2 and quick[0]["ill_conditioned_10"]["splits"] == 1
+    scores = []
+    for seed in (0, 1):
+        X, y, X_test, y_test = (part[:300] for part in defaults.problems()[
+            "diabetes_raw"].loader(seed=seed))
+        model = SketchedOnlineRegressor(random_state=0)
+        for begin in range(0, len(y), 100):
+            model.partial_fit(X[begin : begin + 100], y[begin : begin + 100])
+        scores.append(model.score(X_test, y_test))
+    assert abs(scores[0] - scores[1]) > 1e-3  # the splits differ
+    assert result["rows"]["SketchedOnlineRegressor()"]["default"] == pytest.approx(
+        np.mean(scores))
+    assert "Means over 2 random 70/30 splits" in quick[1]
 
 
 def test_libsvm_problems_skip_cleanly_without_their_folder(defaults, monkeypatch, tmp_path,
