@@ -111,18 +111,26 @@ class _BaseSketchedOnline(BaseEstimator):
         ----------
         **params : dict
             Estimator parameters; ``update_rule__<name>`` and ``sketch__<name>``
-            set a parameter of the update rule or the sketch, given as objects.
+            set a parameter of the update rule or the sketch. A strategy given
+            by its shortcut (``update_rule='son'``) becomes the object the
+            shortcut stands for (``SketchedOnlineNewton()``) to take it, so
+            that a grid over ``update_rule__alpha`` searches the default
+            estimator; ``sketch='auto'``, chosen from the data, cannot.
 
         Returns
         -------
         self : estimator instance
             Estimator instance.
         """
-        for key in params:
+        params = dict(params)
+        shortcuts = {"update_rule": UPDATE_RULES, "sketch": SKETCHES}
+        for key in list(params):
             strategy, nested, _ = key.partition("__")
-            if not nested or strategy not in ("update_rule", "sketch"):
+            if not nested or strategy not in shortcuts:
                 continue
             value = params.get(strategy, getattr(self, strategy))
+            if isinstance(value, str) and value in shortcuts[strategy]:
+                params[strategy] = value = shortcuts[strategy][value]()
             if not hasattr(value, "set_params"):
                 # scikit-learn's own message would be "'str' object has no
                 # attribute 'set_params'"
@@ -131,7 +139,8 @@ class _BaseSketchedOnline(BaseEstimator):
                 raise ValueError(
                     f"{key!r} sets a parameter of {strategy}={value!r}, which is not an "
                     f"object: give {strategy} as one to set its parameters (e.g. {example}, "
-                    f"or {strategy} and {key} together in a parameter grid)."
+                    f"or {strategy} and {key} together in a parameter grid); 'auto' is "
+                    "chosen from the data."
                 )
         return super().set_params(**params)
 

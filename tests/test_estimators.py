@@ -281,14 +281,29 @@ def test_user_strategy_objects_are_never_mutated(stream):
     assert model.update_rule_.get_params() == rule.get_params()
 
 
-def test_a_parameter_of_a_strategy_given_by_name_is_refused_clearly(stream):
-    # scikit-learn's own message is "'str' object has no attribute 'set_params'"
-    with pytest.raises(ValueError, match="give update_rule as one"):
-        SketchedOnlineClassifier().set_params(update_rule__alpha=0.5)
+def test_a_parameter_of_a_strategy_given_by_its_shortcut_sets_the_shortcuts_object(stream):
+    # the first grid a user writes searches the default estimator: the
+    # shortcut becomes the object it stands for, which takes the parameter
+    model = SketchedOnlineClassifier(sketch="fd").set_params(update_rule__alpha=0.5,
+                                                             sketch__sketch_size=5)
+    assert isinstance(model.update_rule, SketchedOnlineNewton)
+    assert model.update_rule.get_params() == SketchedOnlineNewton(alpha=0.5).get_params()
+    assert model.sketch.get_params() == FrequentDirections(5).get_params()
+    X, y = stream
+    search = GridSearchCV(SketchedOnlineClassifier(random_state=0),
+                          {"update_rule__alpha": [0.01, 100.0]}, cv=3).fit(X, y)
+    assert search.best_estimator_.update_rule_.alpha == search.best_params_["update_rule__alpha"]
+    by_object = GridSearchCV(SketchedOnlineClassifier(SketchedOnlineNewton(), random_state=0),
+                             {"update_rule__alpha": [0.01, 100.0]}, cv=3).fit(X, y)
+    np.testing.assert_array_equal(search.cv_results_["mean_test_score"],
+                                  by_object.cv_results_["mean_test_score"])
+    # 'auto', chosen from the data, has no object to take it; scikit-learn's
+    # own message is "'str' object has no attribute 'set_params'"
     with pytest.raises(ValueError, match="give sketch as one"):
         SketchedOnlineClassifier().set_params(sketch__sketch_size=5)
+    with pytest.raises(ValueError, match="give sketch as one"):
+        SketchedOnlineClassifier("ogd", sketch=None).set_params(sketch__sketch_size=5)
     # the object and its parameter together, as a grid sets them
-    X, y = stream
     grid = {"update_rule": [SketchedOnlineNewton()], "update_rule__alpha": [0.01, 100.0]}
     search = GridSearchCV(SketchedOnlineClassifier(random_state=0), grid, cv=3).fit(X, y)
     assert search.best_estimator_.update_rule_.alpha == search.best_params_["update_rule__alpha"]
