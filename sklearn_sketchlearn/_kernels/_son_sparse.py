@@ -695,7 +695,8 @@ def prefetch_example(cols, nnz, columns, weights, versions, units):
     last = columns.shape[1] - 1
     for p in range(nnz):
         j = cols[p]
-        prefetch(columns, (j, 0))
+        for k in range(0, last, 8):  # every line of the column (8 floats a line)
+            prefetch(columns, (j, k))
         prefetch(columns, (j, last))
         prefetch(weights, j)
         if versions.shape[0] > 0:
