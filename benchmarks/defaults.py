@@ -422,9 +422,10 @@ def evaluate(learner, data, classes, stream, max_seconds):
 
 
 def mean_row(rows):
-    """One learner's rows over several splits as one: the mean of each score that
-    every split has, the standard error of the gap (``gap_se``), the grid value
-    chosen most often (with how often), and every failure's message."""
+    """One learner's rows over several splits as one: the mean of each score and
+    grid value's loss that every split has (a split skipped as too slow has
+    none), the standard error of the gap (``gap_se``), the grid value chosen
+    most often (with how often), and every failure's message."""
     if len(rows) == 1:
         return rows[0]
     row = {"grid": rows[0]["grid"], "failures": {}, "losses": {}}
@@ -435,7 +436,8 @@ def mean_row(rows):
         values = [other.get(key) for other in rows]
         if None not in values:
             row[key] = float(np.mean(values))
-    for key in rows[0]["losses"]:
+    for key in [key for key in rows[0]["losses"]
+                if all(key in other["losses"] for other in rows)]:
         row["losses"][key] = float(np.mean([other["losses"][key] for other in rows]))
     if gap(row) is not None:
         row["gap_se"] = float(np.std([gap(other) for other in rows], ddof=1)

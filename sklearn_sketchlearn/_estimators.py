@@ -136,11 +136,11 @@ class _BaseSketchedOnline(BaseEstimator):
                 # attribute 'set_params'"
                 example = ("update_rule=SketchedOnlineNewton()" if strategy == "update_rule"
                            else "sketch=FrequentDirections()")
+                why = " ('auto' is chosen from the data)" if value == "auto" else ""
                 raise ValueError(
                     f"{key!r} sets a parameter of {strategy}={value!r}, which is not an "
-                    f"object: give {strategy} as one to set its parameters (e.g. {example}, "
-                    f"or {strategy} and {key} together in a parameter grid); 'auto' is "
-                    "chosen from the data."
+                    f"object{why}: give {strategy} as one to set its parameters (e.g. "
+                    f"{example}, or {strategy} and {key} together in a parameter grid)."
                 )
         return super().set_params(**params)
 

@@ -55,7 +55,13 @@ from ._cholesky import (
 )
 from ._jit import jit
 from ._learner_sketch import missed_per_direction
-from ._losses import SQUARED_ERROR, loss_curvature, loss_derivative
+from ._losses import (
+    ABSOLUTE_ERROR,
+    EPSILON_INSENSITIVE,
+    SQUARED_ERROR,
+    loss_curvature,
+    loss_derivative,
+)
 from ._rows import load_example
 from ._sketch_updates import (
     EXACT,
@@ -201,10 +207,13 @@ def update_pass(weights, x, x_coefficient, rows, n_rows, row_coefficients, row_s
 
 
 @jit
-def ridge_floor(params, floats):
+def ridge_floor(params, floats, kind):
     """The adaptive ridge's floor, the prior on the weights (see :func:`son_ridge`):
-    one example's curvature ``floats[6]`` (the exact sketch's ridge), and
-    ``prior`` per feature that took units."""
+    one example's curvature ``floats[6]``, and ``prior`` per feature that took
+    units; over the exact sketch ``floats[6]``, its ridge, which holds its
+    margin prior (``prior`` per weight, capped: ``WEIGHT_PRIOR_MOST``)."""
+    if kind == EXACT:
+        return floats[6]
     return max(floats[6], params[4] * floats[11])
 
 
@@ -268,8 +277,13 @@ def capped_prior_step(step, weighted_norm, curvature_weight, max_move):
     of unit scale), far past where that model holds, and took the model's test
     accuracy from 0.924 to 0.063. On the problems of benchmarks/defaults.py
     the step moved them by 0.03 to 0.69, below every cap: it is unchanged.
-    (Under the squared error, whose quadratic model is the loss itself, the
-    step is exact and ``max_move`` infinite.)"""
+    The bound holds over the exact sketch, whose ``A`` holds all the
+    examples' curvature; over FD, random projections and no sketch ``A``
+    holds less of it, and the cap is an estimate. The part of the step a cap
+    leaves out is not taken later: there ``fit`` ends nearer the loss's own
+    minimum than the prior's. (A regressor's margins are in the targets'
+    units, and its ``max_move`` is infinite: under the squared error the
+    quadratic model is the loss itself.)"""
     moved = step * step * weighted_norm
     if not curvature_weight > 0.0 or moved <= max_move * max_move * curvature_weight:
         return step
@@ -344,7 +358,7 @@ def son_ridge(params, floats, n_features, n_directions, kind, counts, eigenvalue
     offset, shrink_weight, relative, adaptive, prior = params
     if not adaptive:
         return offset + shrink_weight * floats[0]
-    floor = ridge_floor(params, floats)
+    floor = ridge_floor(params, floats, kind)
     # every sketch's missed mass is at most the mass it saw (each term is), so
     # with sketched = 0 this bound only binds for FD
     missed = min(floats[2], max(floats[1] - sketched, 0.0))
@@ -632,8 +646,10 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
         seen, the exact sketch's ridge, ``|Z^T b|^2`` at the sparse form's last fold, the
         targets' unit (``target_units``; 0 until a target is not 0), the
         count of the targets' non-zero magnitudes and their running log median,
-        the features that took units and the weight of ``fit``'s passes that
-        the exact sketch's ridge holds (``SketchedOnlineNewton._grow_floor``).
+        the features that took units, the weight of ``fit``'s passes that
+        the exact sketch's ridge holds (``SketchedOnlineNewton._grow_floor``)
+        and the sum of the curvature vectors' weights ``c^2``
+        (:func:`capped_prior_step`).
         ``sketch_weights``, ``form``, ``touched``, ``versions``, ``maps`` and
         ``folds`` hold the sparse form (``_son_sparse``), in which ``weights``
         is ``w_bar``; ``journal`` is where the sparse form saves the entries of
@@ -729,11 +745,14 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
     if prior_growth > 0.0 and ridge > 0.0:
         # the prior grew with fit's passes (SketchedOnlineNewton._grow_floor): its
         # Newton step
-        growth = prior_growth * ridge_floor(ridge_params, floats)
+        growth = prior_growth * ridge_floor(ridge_params, floats, kind)
         if kind == EXACT:
             grow_exact_prior(dense, growth)
-        # (the squared error is its own quadratic model: its step is exact)
-        max_move = np.inf if loss_code == SQUARED_ERROR else log_loss_max_step
+        # capped on a classifier's margins, which are free of units (a
+        # regressor's are in the targets')
+        regression = (loss_code == SQUARED_ERROR or loss_code == ABSOLUTE_ERROR
+                      or loss_code == EPSILON_INSENSITIVE)
+        max_move = np.inf if regression else log_loss_max_step
         prior_step(kind, growth, ridge, weights, rows, held_rows, cholesky, eigenvalues, factor,
                    counts[0], dense, floats[13], max_move)
     if not dense_only:

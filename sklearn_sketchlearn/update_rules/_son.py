@@ -129,9 +129,10 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
       Newton step of its growth, ``w <- w - 2^k lambda A^{-1} w`` (shortened
       to move the margins by the log loss's step cap at most, root mean
       square), so that ``fit`` converges to the minimum of the loss and the
-      prior together (see the user guide's "fit's passes"). What is learned after ``fit``, by
-      ``partial_fit`` or a warm-started ``fit``, weighs as ``fit``'s next pass
-      would; a stream that never met ``fit`` weighs its examples as given.
+      prior together (see the user guide's "fit's passes"). What is learned
+      after ``fit``, by ``partial_fit`` or a warm-started ``fit``, weighs as
+      ``fit``'s next pass would; a stream that never met ``fit`` weighs its
+      examples as given.
 
     Parameters
     ----------

@@ -139,6 +139,24 @@ def test_a_small_problem_scores_the_mean_over_its_splits(defaults, quick):
     assert "Means over 2 random 70/30 splits" in quick[1]
 
 
+def test_a_learner_skipped_on_one_split_averages_what_every_split_has(defaults):
+    # a pass projected as too slow on one split (timing) leaves that split no
+    # scores and no grid losses: the means take what every split has
+    ran = {"grid": True, "failures": {}, "losses": {"eta0=1": 0.5, "eta0=0.1": 0.7},
+           "default": 0.8, "tuned": 0.9, "chosen": "eta0=1", "fit": 0.85}
+    again = {**ran, "losses": {"eta0=1": 0.3, "eta0=0.1": 0.9}, "default": 0.6,
+             "tuned": 0.5, "chosen": "eta0=0.1"}
+    skipped = {"grid": True, "failures": {"skipped": "too slow"}, "losses": {}}
+    for rows in ([ran, skipped], [skipped, ran]):
+        row = defaults.mean_row(rows)
+        assert row["losses"] == {} and "default" not in row and "skipped" in row["failures"]
+    row = defaults.mean_row([ran, again])
+    assert row["losses"] == pytest.approx({"eta0=1": 0.4, "eta0=0.1": 0.8})
+    assert row["default"] == pytest.approx(0.7) and row["tuned"] == pytest.approx(0.7)
+    assert row["gap_se"] == pytest.approx(np.std([0.1, -0.1], ddof=1) / np.sqrt(2))
+    assert row["chosen"] in ("eta0=1 (1/2)", "eta0=0.1 (1/2)")
+
+
 def test_libsvm_problems_skip_cleanly_without_their_folder(defaults, monkeypatch, tmp_path,
                                                            capsys):
     monkeypatch.setenv("SKETCHLEARN_DATASETS", str(tmp_path))

@@ -211,7 +211,7 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
     far, and each repetition starts with the Newton step ``u -= growth A^{-1}
     u`` of the prior's growth (not over Oja's sketch and RP), shortened to
     move the margins of the examples in ``A`` by ``prior_move`` (``max_step``
-    unless given; but for the squared error) at most, their root mean square
+    unless given; not a regressor's) at most, their root mean square
     weighted by their ``c^2``;
     over Oja's
     sketch (``oja_floor``) the ridge is
@@ -298,8 +298,8 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
             step = growth * np.linalg.solve(ridge_of(shift) * np.eye(D) + gram, u)
             moved = growth * (u @ step) / curvature_weight
             most = max_step if prior_move is None else prior_move
-            if loss.name == "squared_error":  # its own quadratic model: the step is exact
-                most = np.inf
+            if loss.name in ("squared_error", "absolute_error", "epsilon_insensitive"):
+                most = np.inf  # a regressor's margins are in the targets' units
             u = u - step * min(1.0, most / np.sqrt(moved))
         weight = sample_weight[t] * pass_weight
         x = np.append(X[t], 1.0) if fit_intercept else X[t].copy()

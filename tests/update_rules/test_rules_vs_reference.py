@@ -716,6 +716,29 @@ def test_son_fit_prior_step_moves_the_margins_by_at_most_the_log_loss_step():
     assert np.abs(full).max() > 100 * np.abs(expected).max()
 
 
+def test_son_exact_prior_grows_from_its_capped_margin_prior_in_fit_passes():
+    # Over 201 weights the margin prior is capped at one per weight: fit's
+    # second pass grows that prior (3 times the first pass's, 3 per weight),
+    # not d / 64 per feature that took units (3.1 here: the uncapped prior,
+    # which the growth took while the cap was new)
+    rng = np.random.default_rng(8)
+    X = rng.standard_normal((120, 200))
+    labels = np.where(X[:, :5] @ rng.standard_normal(5) + 0.5 * rng.standard_normal(120) > 0,
+                      1, -1)
+    model = SketchedOnlineClassifier(SketchedOnlineNewton(), sketch="exact", shuffle=False,
+                                     max_iter=2, tol=None, random_state=0).fit(X, labels)
+    twice, signs = np.vstack([X, X]), np.tile(labels, 2).astype(float)
+    options = dict(loss="log_loss", alpha=1.0, bound=np.inf, sigma=1.0, adaptive=True,
+                   gauss_newton=True, standardize=True, repeated_from=120, margin_prior=1 / 64)
+    expected, _ = son(twice, signs, np.ones(240), reference_sketch(ExactSketch(), 201),
+                      margin_prior_most=1.0, **options)
+    np.testing.assert_allclose(weights_of(model), np.atleast_2d(expected), rtol=1e-8,
+                               atol=1e-10 * max(1.0, np.abs(expected).max()))
+    uncapped, _ = son(twice, signs, np.ones(240), reference_sketch(ExactSketch(), 201),
+                      **options)
+    assert not np.allclose(uncapped, expected, rtol=1e-3)
+
+
 @pytest.mark.parametrize("sketch", ["auto", "fd", "fast_rfd"])
 def test_son_fit_passes_keep_what_a_feature_with_extreme_values_let_them_learn(sketch):
     # 20 of 1,000 training rows hold 1e6 in a noise feature: the first pass
