@@ -509,12 +509,19 @@ def test_threads_that_write_after_a_failed_call_do_not_change_the_model(rule, mo
     model = SketchedOnlineClassifier(rule, n_jobs=2, random_state=0)
     model.partial_fit(X[:200], y[:200], classes=[0, 1, 2])
     learn = type(model.update_rule_)._partial_fit
-    calls, late = [], threading.Event()
+    calls, lock, other, late = [], threading.Lock(), threading.Event(), threading.Event()
 
     def interrupted_or_late(self, *args):
-        calls.append(None)  # (atomic)
-        if len(calls) == 1:
+        with lock:
+            calls.append(None)
+            first = len(calls) == 1
+        if first:
+            # stop the call once another problem's thread is learning: joblib
+            # cancels the problems no thread has started (without the wait, a
+            # loaded machine could start none before the interrupt)
+            other.wait(timeout=30)
             raise KeyboardInterrupt
+        other.set()
         time.sleep(0.3)
         outcome = learn(self, *args)
         late.set()
