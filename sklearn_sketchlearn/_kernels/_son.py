@@ -281,9 +281,9 @@ def capped_prior_step(step, weighted_norm, curvature_weight, max_move):
     examples' curvature; over FD, random projections and no sketch ``A``
     holds less of it, and the cap is an estimate. The part of the step a cap
     leaves out is not taken later: there ``fit`` ends nearer the loss's own
-    minimum than the prior's. (A regressor's margins are in the targets'
-    units, and its ``max_move`` is infinite: under the squared error the
-    quadratic model is the loss itself.)"""
+    minimum than the prior's. (Under the regression losses, whose margins
+    are in the targets' units, ``max_move`` is infinite; under the squared
+    error, in a classifier too, the quadratic model is the loss itself.)"""
     moved = step * step * weighted_norm
     if not curvature_weight > 0.0 or moved <= max_move * max_move * curvature_weight:
         return step
@@ -748,8 +748,8 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
         growth = prior_growth * ridge_floor(ridge_params, floats, kind)
         if kind == EXACT:
             grow_exact_prior(dense, growth)
-        # capped on a classifier's margins, which are free of units (a
-        # regressor's are in the targets')
+        # capped under the classification losses, whose margins are free of
+        # units (under the regression losses they are the targets')
         regression = (loss_code == SQUARED_ERROR or loss_code == ABSOLUTE_ERROR
                       or loss_code == EPSILON_INSENSITIVE)
         max_move = np.inf if regression else log_loss_max_step
