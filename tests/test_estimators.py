@@ -19,6 +19,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils.class_weight import compute_class_weight
 
 from sklearn_sketchlearn import SketchedOnlineClassifier, SketchedOnlineRegressor
+from sklearn_sketchlearn._estimators import STATE_LAYOUT
 from sklearn_sketchlearn.datasets import iter_minibatches
 from sklearn_sketchlearn.sketches import (
     ExactSketch,
@@ -161,6 +162,38 @@ def test_pickled_mid_stream_continues_exactly(stream, name):
     np.testing.assert_array_equal(interrupted.decision_function(X),
                                   uninterrupted.decision_function(X))
     assert interrupted.progressive_loss_ == uninterrupted.progressive_loss_
+
+
+@pytest.mark.parametrize("Estimator", [SketchedOnlineClassifier, SketchedOnlineRegressor])
+@pytest.mark.parametrize("layout", [None, STATE_LAYOUT - 1])
+def test_a_pickle_of_another_state_layout_predicts_but_does_not_learn(stream, Estimator,
+                                                                      layout):
+    # The kernels index the state arrays without bounds checks: a state of
+    # another layout (SON's 13 floats before d0cc89a, read at index 13) must
+    # not reach them. None: a pickle from before the layout was recorded.
+    X, y = stream
+    model = Estimator(random_state=0).partial_fit(X[:80], y[:80], **(
+        {"classes": [0, 1, 2]} if Estimator is SketchedOnlineClassifier else {}))
+    state = model.__getstate__()
+    if layout is None:
+        del state["_state_layout"]
+    else:
+        state["_state_layout"] = layout
+    loaded = Estimator.__new__(Estimator)
+    with pytest.warns(UserWarning, match="cannot continue learning"):
+        loaded.__setstate__(state)
+    np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+    before = pickle.dumps(loaded)
+    with pytest.raises(ValueError, match="cannot continue learning"):
+        loaded.partial_fit(X[80:], y[80:])
+    with pytest.raises(ValueError, match="cannot continue learning"):
+        loaded.set_params(warm_start=True).fit(X, y)
+    assert pickle.dumps(loaded.set_params(warm_start=False)) == before
+    # fit starts over: it learns what a fresh model learns, and continues
+    fresh = Estimator(random_state=0).fit(X, y).partial_fit(X[:40], y[:40])
+    loaded.fit(X, y).partial_fit(X[:40], y[:40])
+    np.testing.assert_array_equal(loaded.coef_, fresh.coef_)
+    assert pickle.loads(pickle.dumps(loaded)).partial_fit(X[:40], y[:40]).t_ == fresh.t_ + 40
 
 
 @pytest.mark.parametrize("name", list(PAIRINGS))
