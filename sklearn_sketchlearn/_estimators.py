@@ -35,6 +35,7 @@ from sklearn.utils.validation import (
 
 from . import _units
 from ._kernels._rows import distinct_sorted
+from ._layout import STATE_LAYOUT, StateLayoutMixin
 from ._validation import CHUNK_CHECKS, plain_chunk, record_features, row_arrays
 from .losses import (
     CLASSIFICATION_LOSSES,
@@ -51,12 +52,6 @@ from .update_rules import UPDATE_RULES, BaseUpdateRule
 from .update_rules._base import ChunkSettings
 
 MAX_SEED = np.iinfo(np.int32).max
-# The layout of a fitted model's private state arrays, saved in its pickle: a
-# model loaded from a pickle of another layout predicts (coef_ and intercept_
-# are NumPy) but does not learn, since the kernels index the arrays without
-# bounds checks. Increase it whenever a state array changes shape or meaning
-# (1: SON's state floats gained the sum of squared slopes, d0cc89a).
-STATE_LAYOUT = 1
 
 
 def _same_strategy(a, b):
@@ -86,7 +81,7 @@ def unchecked_input():
     return ""
 
 
-class _BaseSketchedOnline(BaseEstimator):
+class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
     """Shared machinery of the two online learners."""
 
     # Examples per kernel call within a pass: bounds the memory of a pass.
@@ -209,25 +204,6 @@ class _BaseSketchedOnline(BaseEstimator):
         self._n_positive = 0  # examples of positive sample weight learned
         self._fit_passes = 0  # fit's passes learned (SON weighs a pass by them)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        if "_state" in state and state.get("_state_layout") != STATE_LAYOUT:
-            self._state_layout = state.get("_state_layout")  # (None: saved before layouts)
-            warnings.warn(self._layout_message(), UserWarning, stacklevel=2)
-
-    def _layout_message(self):
-        from . import __version__
-
-        saved = ("an unrecorded state layout (before 0.1.0.dev0 recorded it)"
-                 if self._state_layout is None else f"state layout {self._state_layout}")
-        return (
-            f"This {type(self).__name__} was saved with {saved} and this version of "
-            "sklearn-sketchlearn "
-            f"({__version__}) uses layout {STATE_LAYOUT}: it predicts as saved, but it "
-            "cannot continue learning. Call fit to start over, or load it with the "
-            "version that saved it."
-        )
-
     def _state_params(self):
         """The parameters the fitted state depends on, comparable across calls.
 
@@ -250,8 +226,7 @@ class _BaseSketchedOnline(BaseEstimator):
         A rule or sketch given in another form than at the start (``"son"``
         and ``SketchedOnlineNewton()``) is compared by what it resolves to.
         """
-        if self._state_layout != STATE_LAYOUT:
-            raise ValueError(self._layout_message())
+        self._check_state_layout()
         params = self._state_params()
         changed = [name for name, value in params.items() if value != self._started_with[name]]
         if "update_rule" in changed or "sketch" in changed:

@@ -19,7 +19,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils.class_weight import compute_class_weight
 
 from sklearn_sketchlearn import SketchedOnlineClassifier, SketchedOnlineRegressor
-from sklearn_sketchlearn._estimators import STATE_LAYOUT
+from sklearn_sketchlearn._layout import STATE_LAYOUT
 from sklearn_sketchlearn.datasets import iter_minibatches
 from sklearn_sketchlearn.sketches import (
     ExactSketch,

@@ -18,11 +18,13 @@ from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted
 
 from .._kernels._lowrank import lowrank_apply, spectral_correction
+from .._layout import STATE_LAYOUT, StateLayoutMixin
 from .._units import map_vectors
 from .._validation import record_features, validate_chunk
 
 
-class BaseSketch(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class BaseSketch(StateLayoutMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
+                 BaseEstimator):
     """Base class of the streaming matrix sketches.
 
     A sketch summarises the rows ``a_1, a_2, ...`` it has seen by an estimate of
@@ -97,6 +99,8 @@ class BaseSketch(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
     def _stream(self, X, *, first_call):
         X_checked = validate_chunk(self, X, first_call=first_call)
         # all or nothing: a chunk that overflows the sketch leaves it as it was
+        if not first_call:
+            self._check_state_layout()
         saved = dict(self.__dict__)
         if not first_call:
             saved["_state"] = {key: value.copy() for key, value in self._state.items()}
@@ -105,6 +109,7 @@ class BaseSketch(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
                 self._check_n_features(X_checked.shape[1])
                 record_features(self, X)
                 self._state = self._kernel_state(X_checked.shape[1], self._random_state())
+                self._state_layout = STATE_LAYOUT
                 self.n_samples_seen_ = 0
             self._update(X_checked)
             finite = all(np.isfinite(value).all() for value in self._state.values()
@@ -307,6 +312,8 @@ class BaseSketch(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimato
         """Raise unless ``other`` sketches the same features in the same way."""
         check_is_fitted(self)
         check_is_fitted(other)
+        self._check_state_layout()
+        other._check_state_layout()
         if type(other) is not type(self):
             raise TypeError(
                 f"Can only merge a fitted {type(self).__name__} into another, "

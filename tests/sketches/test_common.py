@@ -180,6 +180,29 @@ def test_bad_chunk_raises_and_leaves_the_sketch_unchanged(sketch, stream, bad):
         assert pickle.dumps(fresh) == pickle.dumps(clone(sketch))
 
 
+@pytest.mark.parametrize("sketch", SKETCHES, ids=ids)
+def test_a_pickle_of_another_state_layout_transforms_but_does_not_learn(sketch, stream):
+    # (see the learners' test in tests/test_estimators.py)
+    fitted = clone(sketch).fit(stream[:20])
+    state = fitted.__getstate__()
+    del state["_state_layout"]  # a pickle from before the layout was recorded
+    loaded = type(sketch).__new__(type(sketch))
+    with pytest.warns(UserWarning, match="cannot continue learning"):
+        loaded.__setstate__(state)
+    np.testing.assert_array_equal(loaded.transform(stream), fitted.transform(stream))
+    before = pickle.dumps(loaded)
+    with pytest.raises(ValueError, match="cannot continue learning"):
+        loaded.partial_fit(stream[20:])
+    if not isinstance(sketch, OjaSketch):  # (Oja's refuses every merge)
+        with pytest.raises(ValueError, match="cannot continue learning"):
+            loaded.merge(clone(fitted).fit(stream[20:]))
+        with pytest.raises(ValueError, match="cannot continue learning"):
+            clone(fitted).fit(stream[20:]).merge(loaded)
+    assert pickle.dumps(loaded) == before
+    np.testing.assert_array_equal(loaded.fit(stream).transform(stream),
+                                  clone(sketch).fit(stream).transform(stream))
+
+
 def test_oja_needs_as_many_features_as_directions():
     oja = OjaSketch(sketch_size=6, random_state=0)
     with pytest.raises(ValueError, match="n_features=5"):

@@ -1,0 +1,42 @@
+"""The layout of the fitted state arrays, recorded in a pickle.
+
+The compiled kernels index a model's private state arrays without bounds
+checks, so a state saved by a version whose arrays had other shapes or
+meanings must not reach them: read at an index past an array's end, a kernel
+would learn from, and write into, whatever memory follows it.
+"""
+
+import warnings
+
+# Increase whenever a state array changes shape or meaning
+# (1: SON's state floats gained the sum of squared slopes, d0cc89a).
+STATE_LAYOUT = 1
+
+
+class StateLayoutMixin:
+    """Warn when a pickle of another state layout is loaded, and refuse to learn
+    on it (:meth:`_check_state_layout`); it still predicts. The state is the
+    ``_state`` attribute; allocating one sets ``_state_layout = STATE_LAYOUT``."""
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        if "_state" in state and state.get("_state_layout") != STATE_LAYOUT:
+            self._state_layout = state.get("_state_layout")  # (None: saved before layouts)
+            warnings.warn(self._layout_message(), UserWarning, stacklevel=2)
+
+    def _check_state_layout(self):
+        """Raise before anything changes if the state is of another layout."""
+        if self._state_layout != STATE_LAYOUT:
+            raise ValueError(self._layout_message())
+
+    def _layout_message(self):
+        from . import __version__
+
+        saved = ("an unrecorded state layout (before 0.1.0.dev0 recorded it)"
+                 if self._state_layout is None else f"state layout {self._state_layout}")
+        return (
+            f"This {type(self).__name__} was saved with {saved} and this version of "
+            f"sklearn-sketchlearn ({__version__}) uses layout {STATE_LAYOUT}: it "
+            "predicts as saved, but it cannot continue learning. Call fit to start "
+            "over, or load it with the version that saved it."
+        )
