@@ -571,10 +571,13 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         states = [{key: value[k] for key, value in self._state.items()}
                   for k in range(self._state["weights"].shape[0])]
         coef = np.vstack([self.update_rule_._coef(state, features) for state in states])
+        # the state's own intercept, not the parameter's: set_params may have
+        # changed it since (the next call then raises, _check_continues)
+        fit_intercept = self._started_with["fit_intercept"]
         if self._units is not None:
-            coef = _units.original_coef(coef, self._units, self.fit_intercept)
+            coef = _units.original_coef(coef, self._units, fit_intercept)
         limits = np.array([self.update_rule_._prediction_limit(state) for state in states])
-        if self.fit_intercept:
+        if fit_intercept:
             coef, intercept = coef[:, :-1], coef[:, -1] + self._target_offset
         else:
             intercept = np.zeros(coef.shape[0])

@@ -378,6 +378,27 @@ def test_warm_start_continues_the_fitted_state(stream):
         warm.set_params(sketch=FrequentDirections(7)).fit(X, y)
 
 
+@pytest.mark.parametrize("Estimator", [SketchedOnlineClassifier, SketchedOnlineRegressor])
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_the_model_keeps_the_intercept_setting_it_learned_with(stream, Estimator,
+                                                               fit_intercept):
+    # coef_ is read from the state when first asked for after partial_fit: with
+    # the parameter changed since, it used to split the weights by the new
+    # setting (one weight too many, or the last feature's weight as the intercept)
+    X, y = stream
+    classes = {"classes": [0, 1, 2]} if Estimator is SketchedOnlineClassifier else {}
+    model = Estimator(fit_intercept=fit_intercept, random_state=0)
+    model.partial_fit(X, y, **classes)
+    reference = Estimator(fit_intercept=fit_intercept, random_state=0).partial_fit(X, y, **classes)
+    model.set_params(fit_intercept=not fit_intercept)
+    np.testing.assert_array_equal(model.coef_, reference.coef_)
+    np.testing.assert_array_equal(model.intercept_, reference.intercept_)
+    np.testing.assert_array_equal(model.predict(X), reference.predict(X))
+    assert model.coef_.shape[-1] == X.shape[1]
+    with pytest.raises(ValueError, match="fit_intercept changed"):
+        model.partial_fit(X, y)
+
+
 def test_tol_stops_when_the_progressive_loss_stalls(stream):
     X, y = stream
     # as in SGDClassifier: the first pass sets the best loss, then 2 passes without
