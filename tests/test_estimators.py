@@ -203,11 +203,13 @@ def test_csr_input_gives_the_dense_result(stream, name):
     dense = make_model(name)
     rule = dense.update_rule
     # SON's sparse form: the dense model's arithmetic in another order, and
-    # 'standardize' without centering on sparse CSR rows (tests/update_rules/test_son_sparse.py)
+    # 'standardize' on sparse CSR rows a classifier's AdaGrad's units over FD
+    # and no sketch, else 'scale' (tests/update_rules/test_son_sparse.py)
     sparse_form = isinstance(rule, SketchedOnlineNewton) and not isinstance(
         dense.sketch, ExactSketch)
     if sparse_form and rule.feature_scaling == "standardize":
-        dense.set_params(update_rule__feature_scaling="scale")
+        adagrad = not isinstance(dense.sketch, OjaSketch | RandomProjectionSketch)
+        dense.set_params(update_rule__feature_scaling="adagrad" if adagrad else "scale")
     dense.fit(X, y)
     sparse = make_model(name).fit(sp.csr_matrix(X), y)
     rtol = 1e-9 if sparse_form else 1e-12

@@ -666,7 +666,12 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
         cap on a step's move of its example's margin (``loss_curvature``).
         ``repeated``: the rows were learned before (``fit``'s later passes), so
         their curvature vectors span no new directions and are not counted in
-        ``floats[3]``. ``after_fit_passes``: ``fit`` made passes before this
+        ``floats[3]``, nor in AdaGrad's ``D`` (``scaling == 1``), which holds
+        each row's curvature once: the weights do not move with ``D``, and a
+        ``D`` grown by every pass (weighted ``2^k``) faded each feature's
+        coefficient pass after pass (a hashed phrase stream: 0.940 held-out
+        accuracy after one pass, 0.854 after ``fit``'s 5; 0.940 with ``D``
+        counted once). ``after_fit_passes``: ``fit`` made passes before this
         call's rows (its later passes, a warm-started ``fit`` or a
         ``partial_fit`` after it), so the ridge's floor and the log loss's
         prior may have grown since the last call. ``prior_growth``: the share
@@ -1052,9 +1057,9 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
                         appended, c)
             if kind == OJA:
                 oja_refresh(rows, gram, factor)
-        if scaling == 1 and sparse:
+        if scaling == 1 and sparse and not repeated:
             accumulate_adagrad(units, c, raw, cols, nnz, True)
-        elif scaling == 1:
+        elif scaling == 1 and not repeated:
             accumulate_adagrad(scale, c, raw, cols, nnz, False)
         if sparse and scaling != 0 and not scale_finite(units, cols, nnz):
             return i

@@ -227,7 +227,8 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
     stream after ``fit``'s passes, and weigh as the next repetition would.
     ``diagonal_scaling`` feeds ``x / sqrt(D)``, ``D`` the sum of the curvature
     vectors' squares in the raw units, each entry started at ten times its
-    feature's first squared non-zero (the paper: ``0.1``).
+    feature's first squared non-zero (the paper: ``0.1``), of the rows not
+    repeated.
     ``standardize`` (True, or ``"scale"``: without centering, revisited on
     non-zeros) feeds :class:`RunningUnits`' units; at each move the weights
     become ``T^{-T} u`` (but where a unit resting on at most 10 values grew,
@@ -377,7 +378,7 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
             gram = gram + np.outer(ghat, ghat)  # the step holds g_hat in full, as FD's does
         if slope != 0:
             u = w - np.linalg.solve(ridge_of(shift) * np.eye(D) + gram, slope * x)
-        if diagonal_scaling:
+        if diagonal_scaling and not repeated:  # (each row's curvature once)
             scale = scale + (c * raw) ** 2  # g_hat in the raw units
     if diagonal_scaling:
         u = np.divide(u, np.sqrt(scale), out=np.zeros(D), where=scale > 0)

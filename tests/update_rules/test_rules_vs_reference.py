@@ -147,19 +147,21 @@ def test_son(data, sketch, setting, sparse):
     check_against(model, X, labels, weights, expected, predictions, LOSSES[loss], sparse)
 
 
+@pytest.mark.parametrize("scaling", [None, "adagrad"])
 @pytest.mark.parametrize("sketch", ["fast_rfd", "rp", "none"])
-def test_son_fit_counts_a_row_it_learns_again_once(sketch):
+def test_son_fit_counts_a_row_it_learns_again_once(sketch, scaling):
     # fit's second pass learns the same 30 rows again: their curvature spans the
-    # directions the first pass met, and the missed curvature is spread over those
+    # directions the first pass met, and the missed curvature is spread over
+    # those; AdaGrad's D holds each row's curvature once
     rng = np.random.default_rng(5)
     X = rng.standard_normal((30, 60))  # wider than long: the spread counts the rows
     labels = np.where(X @ rng.standard_normal(60) + 0.5 * rng.standard_normal(30) > 0, 1, -1)
-    rule = SketchedOnlineNewton(1e-3, bound=None, feature_scaling=None)
+    rule = SketchedOnlineNewton(1e-3, bound=None, feature_scaling=scaling)
     model = SketchedOnlineClassifier(rule, sketch=SKETCHES[sketch], shuffle=False, max_iter=2,
                                      random_state=0).fit(X, labels)
     twice, signs, weights = np.vstack([X, X]), np.tile(labels, 2).astype(float), np.ones(60)
     options = dict(loss="log_loss", alpha=rule.alpha, bound=np.inf, sigma=1.0, adaptive=True,
-                   gauss_newton=True)
+                   gauss_newton=True, diagonal_scaling=scaling == "adagrad")
     expected, _ = son(twice, signs, weights, reference_sketch(SKETCHES[sketch], 61),
                       repeated_from=30, **options)
     np.testing.assert_allclose(weights_of(model), np.atleast_2d(expected), rtol=1e-8,
@@ -533,13 +535,17 @@ def test_son_standardized(data, sketch, fit_intercept, scaling, sparse):
     # SON's defaults: the log loss, running units (moved with the state),
     # adaptive ridge, Gauss-Newton curvature. FD replays its rows in the
     # reference, which a moved shrink is not: its transport is checked by the
-    # invariance tests. On sparse CSR rows 'standardize' does not center: it
-    # is 'scale', but over the exact sketch, which reads every row densely.
+    # invariance tests. On sparse CSR rows 'standardize' does not center: a
+    # classifier's is AdaGrad's units with no sketch (and FD), 'scale' over
+    # Oja's sketch and random projections (and a regressor's:
+    # test_son_regression_units), but over the exact sketch, which reads every
+    # row densely.
     X, labels, weights = data
     X = X * np.array([1e3, 1.0, 1e-2, 5.0, 1.0]) + np.array([0.0, 50.0, -3.0, 0.0, 1.0])
     if sparse:  # fewer than half the entries stored: sparse data
         X[np.random.default_rng(1).random(X.shape) < 0.6] = 0.0
     n = 25 if sketch == "oja" else len(labels)  # see test_son_regression
+    adagrad_units = sparse and sketch == "none" and scaling == "standardize"
     model = SketchedOnlineClassifier(SketchedOnlineNewton(feature_scaling=scaling),
                                      sketch=SKETCHES[sketch], fit_intercept=fit_intercept,
                                      random_state=0)
@@ -549,11 +555,33 @@ def test_son_standardized(data, sketch, fit_intercept, scaling, sparse):
         alpha=1.0 if sketch == "exact" else 1e-3,  # alpha='auto': a prior of one example
         margin_prior=1 / 64,  # (the exact sketch's: the first example may weigh little)
         bound=np.inf, sigma=1.0, fit_intercept=fit_intercept, adaptive=True,
-        gauss_newton=True,
-        standardize="scale" if sparse and sketch != "exact" or scaling == "scale" else True,
+        gauss_newton=True, diagonal_scaling=adagrad_units,
+        standardize=(False if adagrad_units else "scale" if scaling == "scale"
+                     or sparse and sketch != "exact" else True),
     )
     check_against(model, X[:n], labels[:n], weights[:n], expected, predictions,
                   LOSSES["log_loss"], sparse=sparse)
+
+
+@pytest.mark.parametrize("sketch", ["rp", "none"])
+def test_son_regression_units(data, sketch):
+    # a regressor started on sparse CSR rows feeds them in 'scale' units, where
+    # a classifier takes AdaGrad's (test_son_standardized)
+    X, _, weights = data
+    X = X * np.array([1e3, 1.0, 1e-2, 5.0, 1.0])
+    X[np.random.default_rng(1).random(X.shape) < 0.6] = 0.0
+    y = X @ np.array([5e-4, -0.2, 30.0, 0.1, 0.3]) + 0.1
+    model = SketchedOnlineRegressor(SketchedOnlineNewton(bound=None), sketch=SKETCHES[sketch],
+                                    random_state=0)
+    options = dict(loss="squared_error", alpha=1e-3, bound=np.inf, sigma=1.0, adaptive=True,
+                   gauss_newton=True)
+    expected, predictions = son_regression(X, y, weights, reference_sketch(SKETCHES[sketch], 6),
+                                           standardize="scale", **options)
+    check_against(model, X, y, weights, expected, predictions, LOSSES["squared_error"],
+                  sparse=True)
+    adagrad, _ = son_regression(X, y, weights, reference_sketch(SKETCHES[sketch], 6),
+                                diagonal_scaling=True, **options)
+    assert not np.allclose(adagrad, expected, rtol=1e-3)  # (the units make a difference)
 
 
 @pytest.mark.parametrize("n_weights", [40, 100])
