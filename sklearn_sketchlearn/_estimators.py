@@ -35,7 +35,7 @@ from sklearn.utils.validation import (
 
 from . import _units
 from ._kernels._rows import distinct_sorted
-from ._layout import STATE_LAYOUT, StateLayoutMixin
+from ._layout import STATE_LAYOUT, StateLayoutMixin, writable
 from ._validation import CHUNK_CHECKS, plain_chunk, record_features, row_arrays
 from .losses import (
     CLASSIFICATION_LOSSES,
@@ -262,6 +262,9 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         running units are updated in place: :func:`_units.snapshot` saves them.
         """
         if continuing:  # (see the rule's _tidy: before anything is saved)
+            self._state = writable(self._state)  # (a model loaded memory-mapped)
+            if self._units is not None:
+                self._units = writable(self._units)
             self.update_rule_._tidy(self._state)
         saved = dict(self.__dict__)
         restore, partial_ok = None, False

@@ -1,16 +1,27 @@
-"""The layout of the fitted state arrays, recorded in a pickle.
+"""The fitted state arrays as saved and loaded: their layout, recorded in a
+pickle, and writable copies of those loaded read-only.
 
 The compiled kernels index a model's private state arrays without bounds
 checks, so a state saved by a version whose arrays had other shapes or
 meanings must not reach them: read at an index past an array's end, a kernel
-would learn from, and write into, whatever memory follows it.
+would learn from, and write into, whatever memory follows it. They also write
+into the arrays, which ``joblib.load(..., mmap_mode="r")`` maps read-only.
 """
 
 import warnings
 
+import numpy as np
+
 # Increase whenever a state array changes shape or meaning
 # (1: SON's state floats gained the sum of squared slopes, d0cc89a).
 STATE_LAYOUT = 1
+
+
+def writable(arrays):
+    """``arrays`` (a dict), its read-only arrays replaced by copies (the memory
+    map's file is left as it was); other values as they are."""
+    return {key: value.copy() if isinstance(value, np.ndarray) and not value.flags.writeable
+            else value for key, value in arrays.items()}
 
 
 class StateLayoutMixin:

@@ -6,6 +6,7 @@ invariance SON promises."""
 import pickle
 import warnings
 
+import joblib
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -162,6 +163,28 @@ def test_pickled_mid_stream_continues_exactly(stream, name):
     np.testing.assert_array_equal(interrupted.decision_function(X),
                                   uninterrupted.decision_function(X))
     assert interrupted.progressive_loss_ == uninterrupted.progressive_loss_
+
+
+@pytest.mark.parametrize("name", ["son-fast_rfd", "son-exact", "ogd", "ada_fd-fd"])
+def test_a_model_loaded_memory_mapped_continues_as_the_saved_one(stream, name, tmp_path):
+    # joblib.load(mmap_mode="r") maps the state's arrays read-only, and the
+    # kernels write into them: the call learns on copies, as the model in
+    # memory would, and leaves the file as it was
+    X, y = stream
+    model = make_model(name).partial_fit(X[:80], y[:80], classes=[0, 1, 2])
+    path = tmp_path / "model.joblib"
+    joblib.dump(model, path)
+    saved = path.read_bytes()
+    loaded = joblib.load(path, mmap_mode="r")
+    assert any(isinstance(value, np.memmap) for value in loaded._state.values())
+    loaded.partial_fit(X[80:], y[80:])
+    model.partial_fit(X[80:], y[80:])
+    np.testing.assert_array_equal(loaded.coef_, model.coef_)
+    assert loaded.progressive_loss_ == model.progressive_loss_
+    loaded.set_params(warm_start=True).fit(X, y)
+    model.set_params(warm_start=True).fit(X, y)
+    np.testing.assert_array_equal(loaded.coef_, model.coef_)
+    assert path.read_bytes() == saved
 
 
 @pytest.mark.parametrize("Estimator", [SketchedOnlineClassifier, SketchedOnlineRegressor])

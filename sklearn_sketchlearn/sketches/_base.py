@@ -18,7 +18,7 @@ from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted
 
 from .._kernels._lowrank import lowrank_apply, spectral_correction
-from .._layout import STATE_LAYOUT, StateLayoutMixin
+from .._layout import STATE_LAYOUT, StateLayoutMixin, writable
 from .._units import map_vectors
 from .._validation import record_features, validate_chunk
 
@@ -101,6 +101,7 @@ class BaseSketch(StateLayoutMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         # all or nothing: a chunk that overflows the sketch leaves it as it was
         if not first_call:
             self._check_state_layout()
+            self._state = writable(self._state)  # (a sketch loaded memory-mapped)
         saved = dict(self.__dict__)
         if not first_call:
             saved["_state"] = {key: value.copy() for key, value in self._state.items()}

@@ -4,6 +4,7 @@ bad input that must leave a sketch exactly as it was."""
 
 import pickle
 
+import joblib
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -201,6 +202,19 @@ def test_a_pickle_of_another_state_layout_transforms_but_does_not_learn(sketch, 
     assert pickle.dumps(loaded) == before
     np.testing.assert_array_equal(loaded.fit(stream).transform(stream),
                                   clone(sketch).fit(stream).transform(stream))
+
+
+@pytest.mark.parametrize("sketch", SKETCHES, ids=ids)
+def test_a_sketch_loaded_memory_mapped_continues_as_the_saved_one(sketch, stream, tmp_path):
+    # (see the learners' test in tests/test_estimators.py)
+    fitted = clone(sketch).fit(stream[:20])
+    path = tmp_path / "sketch.joblib"
+    joblib.dump(fitted, path)
+    saved = path.read_bytes()
+    loaded = joblib.load(path, mmap_mode="r")
+    np.testing.assert_array_equal(loaded.partial_fit(stream[20:]).transform(stream),
+                                  fitted.partial_fit(stream[20:]).transform(stream))
+    assert path.read_bytes() == saved
 
 
 def test_oja_needs_as_many_features_as_directions():
