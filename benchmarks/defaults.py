@@ -8,7 +8,8 @@
 How much does a user lose by not tuning? On each problem of the suite
 (``problems()``: sklearn's data sets standardized and raw, SON's ill-conditioned
 problem, rescaled and correlated features, features mixed so that the signal
-lies in directions of small curvature too, regression with raw targets and
+lies in directions of small curvature too, tf-idf text whose classes lie in
+rare words, regression with raw targets and
 with a flat spectrum wider than a sketch, and the LIBSVM classification files
 of ``../shared/datasets`` or of the folder named by ``SKETCHLEARN_DATASETS``
 when present) every pairing of an update rule with a
@@ -55,6 +56,7 @@ import sklearn
 from sklearn import datasets
 from sklearn.base import is_classifier
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.feature_extraction.text import TfidfTransformer
 from sklearn.linear_model import LogisticRegression, Ridge, SGDClassifier, SGDRegressor
 from sklearn.model_selection import ParameterGrid, train_test_split
 from sklearn.preprocessing import StandardScaler
@@ -172,6 +174,29 @@ def flat_regression():
     return split(X, y, stratify=False)
 
 
+def topic_text(n=4000, d=10_000, n_classes=10, signal=0.06, topic_words=300):
+    """Documents as tf-idf CSR rows (fitted on the training part): about 80
+    tokens each from a Zipf vocabulary of ``d`` words, a fraction ``signal`` of
+    them from ``topic_words`` words of the document's class, so that what tells
+    the classes apart are rare words; 70/30, stratified."""
+    rng = np.random.default_rng(SEED)
+    background = rng.permutation(1.0 / np.arange(1, d + 1) ** 1.1)
+    background /= background.sum()
+    topics = np.zeros((n_classes, d))
+    for topic in topics:
+        topic[rng.choice(d, topic_words, replace=False)] = rng.dirichlet(np.ones(topic_words))
+    y = rng.integers(0, n_classes, n)
+    rows = []
+    for label in y:
+        tokens = rng.choice(d, max(5, rng.poisson(80)),
+                            p=(1 - signal) * background + signal * topics[label])
+        rows.append(np.bincount(tokens, minlength=d))
+    X_train, y_train, X_test, y_test = split(sp.csr_matrix(np.array(rows, dtype=float)), y,
+                                             stratify=True)
+    tfidf = TfidfTransformer(sublinear_tf=True).fit(X_train)
+    return tfidf.transform(X_train), y_train, tfidf.transform(X_test), y_test
+
+
 def datasets_folder():
     """The LIBSVM files: ``SKETCHLEARN_DATASETS``, else ``../shared/datasets``."""
     default = Path(__file__).resolve().parents[2] / "shared" / "datasets"
@@ -211,6 +236,7 @@ def problems():
             partial(ill_conditioned, float(kappa), rescale), "classification", stream=True)
     registry["correlated_classification"] = Problem(correlated_classification, "classification")
     registry["mixed_design"] = Problem(partial(mixed_design, True), "classification")
+    registry["topic_text"] = Problem(topic_text, "classification")
     folder = datasets_folder()
     paths = sorted(folder.rglob("*")) if folder.is_dir() else []
     files = {path.name.removesuffix(".gz").removesuffix(".bz2"): path
