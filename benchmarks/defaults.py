@@ -186,13 +186,16 @@ def topic_text(n=4000, d=10_000, n_classes=10, signal=0.06, topic_words=300):
     for topic in topics:
         topic[rng.choice(d, topic_words, replace=False)] = rng.dirichlet(np.ones(topic_words))
     y = rng.integers(0, n_classes, n)
-    rows = []
+    words, counts = [], []
     for label in y:
         tokens = rng.choice(d, max(5, rng.poisson(80)),
                             p=(1 - signal) * background + signal * topics[label])
-        rows.append(np.bincount(tokens, minlength=d))
-    X_train, y_train, X_test, y_test = split(sp.csr_matrix(np.array(rows, dtype=float)), y,
-                                             stratify=True)
+        word, count = np.unique(tokens, return_counts=True)
+        words.append(word)
+        counts.append(count.astype(float))
+    indptr = np.r_[0, np.cumsum([word.size for word in words])]
+    X = sp.csr_matrix((np.concatenate(counts), np.concatenate(words), indptr), shape=(n, d))
+    X_train, y_train, X_test, y_test = split(X, y, stratify=True)
     tfidf = TfidfTransformer(sublinear_tf=True).fit(X_train)
     return tfidf.transform(X_train), y_train, tfidf.transform(X_test), y_test
 

@@ -262,6 +262,7 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         running units are updated in place: :func:`_units.snapshot` saves them.
         """
         if continuing:  # (see the rule's _tidy: before anything is saved)
+            self._check_state_layout()  # (before any kernel reads the state)
             self._state = writable(self._state)  # (a model loaded memory-mapped)
             if self._units is not None:
                 self._units = writable(self._units)
@@ -276,7 +277,9 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
             # y); threads may still write into the state after the call raised
             # (an interrupt does not stop them), so they get copies to write into
             partial_ok = X is not None and not self._threads() and (
-                units is None or is_classifier(self) and not units["center_features"])
+                units is None or is_classifier(self) and not units["center_features"]
+            ) and not self.update_rule_._rewrites_every_column(self._state, self.sketch_,
+                                                              self._fit_passes)
             if partial_ok:
                 partial = self.update_rule_._partial_snapshot(self._state, self.sketch_, X)
             if partial is None:

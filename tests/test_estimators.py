@@ -219,6 +219,27 @@ def test_a_pickle_of_another_state_layout_predicts_but_does_not_learn(stream, Es
     assert pickle.loads(pickle.dumps(loaded)).partial_fit(X[:40], y[:40]).t_ == fresh.t_ + 40
 
 
+def test_a_pickle_of_another_state_layout_in_the_sparse_form_is_left_as_it_was():
+    # the guard comes before any kernel reads the state: a refused call on
+    # CSR rows used to tidy the sparse form's versions first (maps 51 -> 32)
+    rng = np.random.default_rng(0)
+    X = sp.random(1000, 3000, density=0.005, random_state=1, format="csr")
+    y = (X @ rng.standard_normal(3000) > 0).astype(int)
+    model = SketchedOnlineClassifier(sketch=RandomProjectionSketch(10, random_state=0),
+                                     random_state=0)
+    for begin in range(0, 1000, 50):
+        model.partial_fit(X[begin:begin + 50], y[begin:begin + 50], classes=[0, 1])
+    state = model.__getstate__()
+    del state["_state_layout"]
+    loaded = SketchedOnlineClassifier.__new__(SketchedOnlineClassifier)
+    with pytest.warns(UserWarning, match="cannot continue learning"):
+        loaded.__setstate__(state)
+    before = pickle.dumps(loaded)
+    with pytest.raises(ValueError, match="cannot continue learning"):
+        loaded.partial_fit(X[:50], y[:50])
+    assert pickle.dumps(loaded) == before
+
+
 @pytest.mark.parametrize("name", list(PAIRINGS))
 def test_csr_input_gives_the_dense_result(stream, name):
     X, y = stream

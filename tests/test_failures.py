@@ -379,6 +379,38 @@ def test_a_failed_csr_call_puts_back_what_sons_kernel_saved(sketch, monkeypatch)
     fails_once_learned_and_changes_nothing(model, chunk, y[300:312], monkeypatch)
 
 
+@pytest.mark.parametrize("sketch", ["fd", "fast_rfd", None])
+def test_a_failed_csr_call_that_takes_the_priors_step_puts_back_everything(sketch,
+                                                                           monkeypatch):
+    # the first call after fit takes the prior's step in the dense form: it
+    # leaves the sparse form and enters it again, rewriting every column, more
+    # than a journal of the call's columns holds (which it overran: a CSR
+    # partial_fit after fit over FD crashed the process; now the kernel stops
+    # at the journal's end, and such a call saves the whole state)
+    X, y = sparse_stream(d=3000, nnz=20)
+    model = SketchedOnlineClassifier(SketchedOnlineNewton(), sketch=sketch, max_iter=1,
+                                     random_state=0).fit(X[:200], y[:200])
+    assert model.update_rule_._rewrites_every_column(model._state, model.sketch_,
+                                                     model._fit_passes)
+    check = SketchedOnlineClassifier._check_block
+
+    def fail_after_learning(self, outcomes, n_examples, *args):
+        check(self, outcomes, n_examples, *args)
+        raise ValueError("a stand-in for any failure once the call has learned")
+
+    monkeypatch.setattr(SketchedOnlineClassifier, "_check_block", fail_after_learning)
+    before = pickle.dumps(model)
+    with pytest.raises(ValueError, match="stand-in"):
+        model.partial_fit(X[300:312], y[300:312])
+    assert pickle.dumps(model) == before
+    monkeypatch.setattr(SketchedOnlineClassifier, "_check_block", check)
+    model.partial_fit(X[300:312], y[300:312])
+    again = pickle.loads(before).partial_fit(X[300:312], y[300:312])
+    np.testing.assert_array_equal(model.coef_, again.coef_)
+    assert not model.update_rule_._rewrites_every_column(model._state, model.sketch_,
+                                                         model._fit_passes)
+
+
 @pytest.mark.parametrize("sketch", ["fd", "fast_fd"])
 def test_a_failed_csr_call_puts_back_the_columns_fds_shrink_rewrote(sketch, monkeypatch):
     # FD's shrink in the sparse form rewrites the columns of the rows appended

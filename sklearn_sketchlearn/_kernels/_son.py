@@ -658,7 +658,7 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
         ``(rank, ridge_params, loss_code, epsilon, bound, target_bound,
         sigma, gauss_newton, eta0, power_t, oja_eta0, oja_constant,
         fit_intercept, scaling, t_start, sparse_form, target_units,
-        log_loss_max_step, repeated, after_fit_passes, prior_growth)``; see
+        log_loss_max_step, repeated, after_fit_passes, prior_growth, pass_weight)``; see
         :func:`son_ridge`
         for ``ridge_params``.
         ``target_bound > 0`` bounds predictions by ``target_bound`` times the
@@ -671,7 +671,11 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
         ``D`` grown by every pass (weighted ``2^k``) faded each feature's
         coefficient pass after pass (a hashed phrase stream: 0.940 held-out
         accuracy after one pass, 0.854 after ``fit``'s 5; 0.940 with ``D``
-        counted once). ``after_fit_passes``: ``fit`` made passes before this
+        counted once); ``D`` takes a row at its own weight, the chunk's sample
+        weights divided by ``pass_weight``, the weight that ``fit``'s passes
+        so far gave them (``SketchedOnlineNewton._pass_weight``), so that a
+        ``partial_fit`` or a warm-started ``fit`` after ``fit`` adds its rows
+        as the first pass did. ``after_fit_passes``: ``fit`` made passes before this
         call's rows (its later passes, a warm-started ``fit`` or a
         ``partial_fit`` after it), so the ridge's floor and the log loss's
         prior may have grown since the last call. ``prior_growth``: the share
@@ -703,7 +707,8 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
      sketch_weights, form, touched, versions, maps, folds, journal) = state
     (rank, ridge_params, loss_code, epsilon, bound, target_bound, sigma, gauss_newton,
      eta0, power_t, oja_eta0, oja_constant, fit_intercept, scaling, t_start, sparse_form,
-     target_units, log_loss_max_step, repeated, after_fit_passes, prior_growth) = params
+     target_units, log_loss_max_step, repeated, after_fit_passes, prior_growth,
+     pass_weight) = params
     adaptive = ridge_params[3]
 
     n_features = weights.shape[0]
@@ -1057,10 +1062,9 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
                         appended, c)
             if kind == OJA:
                 oja_refresh(rows, gram, factor)
-        if scaling == 1 and sparse and not repeated:
-            accumulate_adagrad(units, c, raw, cols, nnz, True)
-        elif scaling == 1 and not repeated:
-            accumulate_adagrad(scale, c, raw, cols, nnz, False)
+        if scaling == 1 and not repeated:  # (a row's curvature at weight 1: below)
+            accumulate_adagrad(units if sparse else scale, c / np.sqrt(pass_weight), raw,
+                               cols, nnz, sparse)
         if sparse and scaling != 0 and not scale_finite(units, cols, nnz):
             return i
         floats[4] = max(floats[4], abs(target))

@@ -668,6 +668,7 @@ def save_columns(features, n, columns, weights, versions, units, journal):
     seen, saved_features, saved_versions, saved_values, count = journal
     if seen.shape[0] == 0:
         return
+    room = saved_features.shape[0]
     capacity = columns.shape[1]
     n_units = units.shape[0] if units.shape[1] > 0 else 0
     for p in range(n):
@@ -677,6 +678,8 @@ def save_columns(features, n, columns, weights, versions, units, journal):
         seen[j] = True
         s = count[0]
         count[0] = s + 1
+        if s >= room:  # (never, if the journal was sized right: counted, not written)
+            continue
         saved_features[s] = j
         if versions.shape[0] > 0:
             saved_versions[s] = versions[j]

@@ -181,6 +181,12 @@ class BaseUpdateRule(BaseEstimator):
         """The bound on ``|prediction|`` the rule's predictor applies (inf: none)."""
         return np.inf
 
+    def _rewrites_every_column(self, states, sketch, passes_before):
+        """Whether a call after ``passes_before`` of ``fit``'s passes may change
+        every feature's entries of the state (so that only a whole copy saves
+        it; see :meth:`_partial_snapshot`)."""
+        return False
+
     def _partial_snapshot(self, states, sketch, X):
         """For the all-or-nothing of a ``partial_fit`` call on ``X``, a copy of
         the state (``states``: every problem's arrays, stacked) that costs less

@@ -507,29 +507,11 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
             # sparse data scales its features without centering them, from then
             # on, unless its sketch is exact, whose O(d^2) step reads every row
             # densely anyway. A classifier over FD or no sketch takes AdaGrad's
-            # units (SON's Section 5.2), which feed a feature in proportion to
-            # the curvature it has had, so that a rare word is not damped like
-            # a common one by the ridge shared by every direction off the
-            # sketch. Measured against 'scale' (held-out accuracy, one pass in
-            # chunks of 100 / fit, the default sketch): a binary bag of words
-            # (d = 5e4) 0.690 / 0.689 -> 0.795 / 0.805 (SGDClassifier 0.778);
-            # ten classes of tf-idf rows (d = 1e4, 2,250 rows) 0.639 / 0.669
-            # -> 0.768 / 0.788 (SGD 0.832); twenty (d = 5e4) 0.812 / 0.814 ->
-            # 0.832 / 0.836; two binary sets 0.977 / 0.977 and 0.976 / 0.978 ->
-            # 0.984 / 0.984 and 0.984 / 0.985; one-hot rows of a 3,000-level
-            # category with raw numeric columns 0.644 / 0.674 -> 0.673 /
-            # 0.678; but a hashed phrase stream 0.948 / 0.946 -> 0.941 / 0.940
-            # (progressive error 0.126 -> 0.117). Over Oja's sketch and random
-            # projections they gained as much on some (ten classes, one pass:
-            # 0.655 -> 0.707, 0.632 -> 0.717) but lost far more on others
-            # (twenty classes: 0.811 -> 0.519, 0.807 -> 0.680): those keep
-            # 'scale', as a regressor does (on tf-idf rows with a linear target
-            # AdaGrad's units lost, R^2 0.267 / 0.454 -> 0.221 / 0.323).
-            # 'scale' units feed a feature far from 0 (a year, a timestamp) as
-            # about 1, a near copy of the intercept, whose weight the prior
-            # then holds near 0: one-hot rows with a year column in CSR
-            # (ColumnTransformer's output) reached R^2 0.60 where the same rows
-            # dense reach 0.92, as they now do in CSR
+            # units, which feed a feature in proportion to the curvature it has
+            # had, so that the ridge shared by the directions off the sketch
+            # does not damp a rare word like a common one; Oja's sketch, random
+            # projections and a regressor take 'scale', which did better there
+            # (measurements: the user guide, learners.rst, "Features").
             scaling = self._SCALINGS.index(self.feature_scaling)
             if self.feature_scaling == "standardize" and settings.sparse_data and kind != EXACT:
                 adagrad = self._classifier and kind in (FREQUENT_DIRECTIONS, NO_SKETCH)
@@ -547,6 +529,7 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
             float(self.power_t), oja_eta0, oja_constant, settings.fit_intercept, scaling,
             settings.t_start, sparse, self._target_units, self._log_loss_max_step(settings),
             settings.epoch > 0, settings.passes_before > 0, prior_growth,
+            self._pass_weight(settings.passes_before),
         )
         arrays = (
             state["weights"], state["rows"], state["gram"], state["cholesky"],
@@ -587,6 +570,16 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
         floats[6] *= weight / floats[12]
         floats[12] = weight
         return 0.0 if kind == OJA or kind == RANDOM_PROJECTION else share
+
+    def _rewrites_every_column(self, states, sketch, passes_before):
+        # the prior's step, taken in the dense form, leaves the sparse form and
+        # enters it again, rewriting every column (but over Oja's sketch and
+        # random projections, which take no step: _grow_floor); a call saved
+        # by the columns of its rows overran the journal (a CSR partial_fit
+        # after fit over FD crashed the process)
+        kind = NO_SKETCH if sketch is None else sketch._kind
+        return kind not in (OJA, RANDOM_PROJECTION) and bool(
+            self._floor_grows(states["floats"], passes_before).any())
 
     def _floor_grows(self, floats, passes_before):
         """Whether the floor (``floats[6]``, set by the first curvature

@@ -176,8 +176,9 @@ class SparseFormRule:
         states.update(journal)
 
         def restore():
+            overran = journal["journal_count"].max() > most
             for k in range(n_problems):
-                count = journal["journal_count"][k, 0]
+                count = min(journal["journal_count"][k, 0], most)
                 features = journal["journal_features"][k, :count]
                 values = journal["journal_values"][k, :count]
                 by_feature["rows"][k, features] = values[:, :capacity]
@@ -186,6 +187,11 @@ class SparseFormRule:
                     by_feature["scale"][k, features] = values[:, capacity + 1:]
                 if "versions" in by_feature:
                     by_feature["versions"][k, features] = journal["journal_versions"][k, :count]
+            if overran:
+                raise RuntimeError(
+                    "sklearn-sketchlearn: the failed call changed more of the model than "
+                    "it saved, and the model could not be put back as it was; please "
+                    "report this, and refit it.")
 
         return saved, restore
 

@@ -378,8 +378,8 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
             gram = gram + np.outer(ghat, ghat)  # the step holds g_hat in full, as FD's does
         if slope != 0:
             u = w - np.linalg.solve(ridge_of(shift) * np.eye(D) + gram, slope * x)
-        if diagonal_scaling and not repeated:  # (each row's curvature once)
-            scale = scale + (c * raw) ** 2  # g_hat in the raw units
+        if diagonal_scaling and not repeated:  # (each row's curvature once, at its weight)
+            scale = scale + (c * raw) ** 2 / pass_weight  # g_hat in the raw units
     if diagonal_scaling:
         u = np.divide(u, np.sqrt(scale), out=np.zeros(D), where=scale > 0)
     if standardize:  # u^T ((x - center) / scale) + u_b in the original units

@@ -807,6 +807,29 @@ def test_son_learns_after_fit_as_its_next_pass_would(sketch, monkeypatch):
                                    atol=1e-10 * max(1.0, np.abs(expected).max()))
 
 
+@pytest.mark.parametrize("sketch", ["fast_rfd", "none"])
+def test_son_adagrads_units_take_rows_after_fit_at_their_own_weight(sketch):
+    # AdaGrad's D holds each row's curvature once at the row's weight: not
+    # again on fit's later pass, and new rows after it (partial_fit, or a
+    # warm-started fit) at weight 1 although they learn as fit's third pass
+    # (4); grown by the passes' weights, D faded the coefficients
+    X, labels = binary_rows(6, 50)
+    model = SketchedOnlineClassifier(SketchedOnlineNewton(feature_scaling="adagrad"),
+                                     sketch=SKETCHES[sketch], shuffle=False, max_iter=2,
+                                     random_state=0).fit(X[:30], labels[:30])
+    streamed = clone(model).fit(X[:30], labels[:30]).partial_fit(X[30:], labels[30:])
+    warm = model.set_params(warm_start=True, max_iter=1).fit(X[30:], labels[30:])
+    rows = np.vstack([X[:30], X[:30], X[30:]])
+    signs = np.r_[labels[:30], labels[:30], labels[30:]].astype(float)
+    options = dict(loss="log_loss", alpha=1e-3, bound=np.inf, sigma=1.0, adaptive=True,
+                   gauss_newton=True, diagonal_scaling=True)
+    expected, _ = son(rows, signs, np.ones(80), reference_sketch(SKETCHES[sketch], 9),
+                      repeated_from=30, stream_from=60, **options)
+    for fitted in (streamed, warm):
+        np.testing.assert_allclose(weights_of(fitted), np.atleast_2d(expected), rtol=1e-8,
+                                   atol=1e-10 * max(1.0, np.abs(expected).max()))
+
+
 def test_son_fit_passes_weigh_as_much_as_all_before_them():
     # each pass weighs one more than all the passes before it together, so
     # the passes so far weigh 2^(k+1) - 1, until the weights stop growing; the
