@@ -204,6 +204,13 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         self._n_positive = 0  # examples of positive sample weight learned
         self._fit_passes = 0  # fit's passes learned (SON weighs a pass by them)
 
+    def __getstate__(self):
+        # with its coefficients, so that a pickle predicts in another version
+        # too, whose kernels could not read its state (see _layout)
+        if "_state" in self.__dict__:
+            self._published_model()
+        return super().__getstate__()
+
     def _state_params(self):
         """The parameters the fitted state depends on, comparable across calls.
 
@@ -561,6 +568,7 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
             return published
         if "_state" not in self.__dict__:
             raise AttributeError(f"{type(self).__name__!r} object is not fitted yet")
+        self._check_state_layout()  # (the sparse form's weights are read by a kernel)
         published = self._model_from_state()
         for array in published[:2]:
             # the state is the model: an edit of coef_ would last until the next call

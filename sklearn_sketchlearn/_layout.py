@@ -48,6 +48,7 @@ class StateLayoutMixin:
         return (
             f"This {type(self).__name__} was saved with {saved} and this version of "
             f"sklearn-sketchlearn ({__version__}) uses layout {STATE_LAYOUT}: it "
-            "predicts as saved, but it cannot continue learning. Call fit to start "
-            "over, or load it with the version that saved it."
+            "predicts as saved (if the pickle holds its coefficients), but it cannot "
+            "continue learning. Call fit to start over, or load it with the version "
+            "that saved it."
         )

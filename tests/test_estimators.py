@@ -202,6 +202,13 @@ def test_a_pickle_of_another_state_layout_predicts_but_does_not_learn(stream, Es
         del state["_state_layout"]
     else:
         state["_state_layout"] = layout
+    # a pickle holds its coefficients: a state of another layout is never read
+    assert state["_published"] is not None
+    bare = Estimator.__new__(Estimator)
+    with pytest.warns(UserWarning, match="cannot continue learning"):
+        bare.__setstate__({**state, "_published": None})
+    with pytest.raises(ValueError, match="cannot continue learning"):
+        bare.predict(X)
     loaded = Estimator.__new__(Estimator)
     with pytest.warns(UserWarning, match="cannot continue learning"):
         loaded.__setstate__(state)
