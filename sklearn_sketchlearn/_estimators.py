@@ -232,8 +232,8 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
 
         A rule or sketch given in another form than at the start (``"son"``
         and ``SketchedOnlineNewton()``) is compared by what it resolves to.
+        The state's layout was checked before (:meth:`_all_or_nothing`).
         """
-        self._check_state_layout()
         params = self._state_params()
         changed = [name for name, value in params.items() if value != self._started_with[name]]
         if "update_rule" in changed or "sketch" in changed:

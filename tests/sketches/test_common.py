@@ -212,6 +212,7 @@ def test_a_sketch_loaded_memory_mapped_continues_as_the_saved_one(sketch, stream
     joblib.dump(fitted, path)
     saved = path.read_bytes()
     loaded = joblib.load(path, mmap_mode="r")
+    assert any(isinstance(value, np.memmap) for value in loaded._state.values())
     np.testing.assert_array_equal(loaded.partial_fit(stream[20:]).transform(stream),
                                   fitted.partial_fit(stream[20:]).transform(stream))
     assert path.read_bytes() == saved
