@@ -435,7 +435,8 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
                     settings = ChunkSettings(bool(self.fit_intercept),
                                              float(self._epsilon()) / target_scale,
                                              self._n_positive, sparse_data, self._multinomial,
-                                             epoch, self._fit_passes)
+                                             epoch, self._fit_passes,
+                                             self.classes_.size if self._multinomial else 2)
                     rows, kernel_order = arrays, order
                     if self._units is not None:
                         rows = row_arrays(_units.standardize(X, order, self._units))[:5]

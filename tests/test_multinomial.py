@@ -88,6 +88,15 @@ LEARNERS = {
                                            loss="log_loss", alpha=1e-3, bound=np.inf, sigma=1.0,
                                            adaptive=True, gauss_newton=True, offsets=o,
                                            max_step=4.0)),
+    # AdaGrad's units start each D_j at 40 examples' curvature at the margin
+    # a class starts from, -log(K - 1): (1 / K)(1 - 1 / K), not a binary 1/4
+    "son-fd-adagrad": (SketchedOnlineNewton(alpha=1e-3, feature_scaling="adagrad"),
+                       FrequentDirections(2, fast=True),
+                       lambda X, y, w, o: son(X, y, w, DenseSketch("fd", 2, fast=True),
+                                              loss="log_loss", alpha=1e-3, bound=np.inf,
+                                              sigma=1.0, adaptive=True, gauss_newton=True,
+                                              diagonal_scaling=True, offsets=o,
+                                              max_step=4.0)),
     "ogd": (OnlineGradientDescent(eta0=0.5, feature_scaling=None), None,
             lambda X, y, w, o: first_order(X, y, w, loss="log_loss", adaptive=False, eta0=0.5,
                                            normalized=True, offsets=o,
@@ -111,7 +120,7 @@ def test_classes_learn_against_the_others_margins_at_the_block_start(data, name,
     learned = np.hstack([model.coef_, model.intercept_[:, None]])
     # over fast FD the reference itself moves by 5e-9 (relative) when X moves by
     # 1e-14 (the kernel by 1.5e-14): the rows' small ridge leaves it near a tie
-    rtol = 1e-5 if name == "son-fast_fd" else 1e-8
+    rtol = 1e-5 if name in ("son-fast_fd", "son-fd-adagrad") else 1e-8
     np.testing.assert_allclose(learned, expected, rtol=rtol, atol=1e-10)
     losses = logsumexp(predictions, axis=0) - predictions[labels, np.arange(len(labels))]
     assert model.progressive_loss_ == pytest.approx(weights @ losses / weights.sum(),

@@ -385,13 +385,13 @@ def least_held_curvature(kind, counts, eigenvalues):
 
 @jit
 def standardize_example(x, raw, scale, floats, weights, scaling, center, rows, n_rows, gram,
-                        dense, curvature, unsettled):
+                        dense, curvature, unsettled, adagrad_start):
     """Feed the example in the learner's units, in place.
 
     ``scaling`` 1 is SON's Section 5.2: ``x / sqrt(D_t)``, ``D_t`` the diagonal
     of ``sum g_hat g_hat^T`` in the raw units (``scale[0]``), each entry started
-    at its feature's first non-zero (:func:`adagrad_feed`) where the paper
-    starts at ``0.1 I``. ``scaling`` 2 standardizes each
+    at ``adagrad_start`` times the square of its feature's first non-zero
+    (:func:`adagrad_feed`) where the paper starts at ``0.1 I``. ``scaling`` 2 standardizes each
     feature by its running mean (when ``center``: the intercept is the last
     feature) and standard deviation over the ``n_seen = floats[5]`` examples
     so far (in use: ``scale[3]`` and ``scale[0]``, whose inverse is ``scale[6]``;
@@ -421,7 +421,7 @@ def standardize_example(x, raw, scale, floats, weights, scaling, center, rows, n
     if scaling == 1:
         copy_into(x, raw)
         for j in range(x.shape[0]):
-            x[j] = adagrad_feed(j, x[j], scale)
+            x[j] = adagrad_feed(j, x[j], scale, adagrad_start)
         return False
     if scaling == 0:
         return False
@@ -658,7 +658,8 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
         ``(rank, ridge_params, loss_code, epsilon, bound, target_bound,
         sigma, gauss_newton, eta0, power_t, oja_eta0, oja_constant,
         fit_intercept, scaling, t_start, sparse_form, target_units,
-        log_loss_max_step, repeated, after_fit_passes, prior_growth, pass_weight)``; see
+        log_loss_max_step, repeated, after_fit_passes, prior_growth, pass_weight,
+        adagrad_start)``; see
         :func:`son_ridge`
         for ``ridge_params``.
         ``target_bound > 0`` bounds predictions by ``target_bound`` times the
@@ -675,7 +676,9 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
         weights divided by ``pass_weight``, the weight that ``fit``'s passes
         so far gave them (``SketchedOnlineNewton._pass_weight``), so that a
         ``partial_fit`` or a warm-started ``fit`` after ``fit`` adds its rows
-        as the first pass did. ``after_fit_passes``: ``fit`` made passes before this
+        as the first pass did; a feature's ``D_j`` starts at ``adagrad_start``
+        times its first non-zero squared (:func:`adagrad_feed`).
+        ``after_fit_passes``: ``fit`` made passes before this
         call's rows (its later passes, a warm-started ``fit`` or a
         ``partial_fit`` after it), so the ridge's floor and the log loss's
         prior may have grown since the last call. ``prior_growth``: the share
@@ -708,7 +711,7 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
     (rank, ridge_params, loss_code, epsilon, bound, target_bound, sigma, gauss_newton,
      eta0, power_t, oja_eta0, oja_constant, fit_intercept, scaling, t_start, sparse_form,
      target_units, log_loss_max_step, repeated, after_fit_passes, prior_growth,
-     pass_weight) = params
+     pass_weight, adagrad_start) = params
     adaptive = ridge_params[3]
 
     n_features = weights.shape[0]
@@ -796,7 +799,7 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
         if sparse:
             sketch_moved = standardize_sparse_example(
                 kind, cols, vals, nnz, raw, units, floats, scaling, columns, weights,
-                sketch_weights, gram, factor, form[TOP], n_rows)
+                sketch_weights, gram, factor, form[TOP], n_rows, adagrad_start)
         else:
             # Oja's rows are directions, not curvature: T would collapse them
             # while the units are young, so they keep adapting on their own
@@ -804,7 +807,7 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
             sketch_moved = standardize_example(x, raw, scale, floats, weights, scaling,
                                                fit_intercept, moving,
                                                min(n_rows, moving.shape[0]), gram, dense,
-                                               curvature, unsettled)
+                                               curvature, unsettled, adagrad_start)
         if scaling >= 2:  # the curvature totals may have moved with the units, and
             # features that took units raise the log loss's prior
             previous = ridge

@@ -35,19 +35,6 @@ STOOD_OUT = 0.25
 # spread is below ~1e-5 of the offset: a timestamp's seconds over an hour).
 NO_SPREAD = 1e-24
 
-# AdaGrad's units (SON's Section 5.2) start a feature's ``D_j`` at this many
-# times its first squared value, where the paper starts every ``D_j`` at 0.1:
-# about the same on rows of unit norm (tf-idf values are near 0.1), and free of the
-# feature's units. A smaller start feeds a word seen once nearly as large as
-# a common one. Measured (one pass, SON's default sketch, held-out accuracy),
-# with the gradients' squares in D for starts 1 / 3 / 10 / 30: a hashed phrase
-# stream 0.80 / 0.912 / 0.949 / 0.950, 20-class tf-idf text - / 0.934 / 0.935
-# / 0.929, a9a - / 0.844 / 0.846 / 0.849; with the curvature vectors' squares
-# (as D sums now) at 10 / 30: 0.946 / 0.950, 0.940 / 0.930, 0.845 / 0.848.
-# The running units: 0.950, 0.917, 0.850.
-ADAGRAD_START = 10.0
-
-
 @jit
 def feature_units(j, value, inverse_n, center, scale):
     """Count ``value`` in feature ``j``'s statistics and return its new
@@ -246,12 +233,13 @@ def move_gram(gram, n_rows, column, shift):
 
 
 @jit
-def adagrad_feed(j, value, scale):
+def adagrad_feed(j, value, scale, start):
     """Feature ``j``'s ``value`` in AdaGrad's units, ``value / sqrt(D_j)``, with
-    ``D_j`` (``scale[0, j]``) starting at the feature's first non-zero
-    (:data:`ADAGRAD_START`); a feature not met yet is fed as its 0."""
+    ``D_j`` (``scale[0, j]``) starting at ``start`` times the square of the
+    feature's first non-zero (``SketchedOnlineNewton._adagrad_start``); a
+    feature not met yet is fed as its 0."""
     if scale[0, j] == 0.0:
         if value == 0.0:
             return 0.0
-        scale[0, j] = ADAGRAD_START * value * value
+        scale[0, j] = start * value * value
     return value / np.sqrt(scale[0, j])

@@ -226,9 +226,11 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
     Rows from ``stream_from`` on (a multiple of ``repeated_from``) are new, a
     stream after ``fit``'s passes, and weigh as the next repetition would.
     ``diagonal_scaling`` feeds ``x / sqrt(D)``, ``D`` the sum of the curvature
-    vectors' squares in the raw units, each entry started at ten times its
-    feature's first squared non-zero (the paper: ``0.1``), of the rows not
-    repeated.
+    vectors' squares in the raw units, of the rows not repeated, each entry
+    started at its feature's first squared non-zero (the paper: ``0.1``)
+    times 40 examples' ``c^2`` at the margin ``p`` of a model of zeros against
+    the first row's offset, averaged over the targets +-1 with the chances
+    ``1 / (1 + exp(-/+p))`` that margin gives them (1 if that ``c^2`` is 0).
     ``standardize`` (True, or ``"scale"``: without centering, revisited on
     non-zeros) feeds :class:`RunningUnits`' units; at each move the weights
     become ``T^{-T} u`` (but where a unit resting on at most 10 values grew,
@@ -281,6 +283,15 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
             ridge = max(ridge, sketch.t * sketch.lam.min() / 2)
         return max(ridge, floor_of(passes_weight))
 
+    start = 0.0  # AdaGrad's, per squared first non-zero: see diagonal_scaling
+    for target in (1.0, -1.0):
+        p = -offsets[0]  # a model of zeros' margin, which it gives target 1 with chance
+        chance = 1.0 / (1.0 + np.exp(-target * p))
+        if gauss_newton:
+            start += chance * newton_curvature(loss.name, p, target, max_step)
+        else:
+            start += chance * (sigma + eta0) * float(loss.derivative(p, target, epsilon)) ** 2
+    start = 40.0 * (start if start > 0 else 1.0)
     passes_weight = 1.0
     for t in range(n):
         repeated = bool(repeated_from) and t >= repeated_from and (
@@ -307,7 +318,7 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
         raw = x.copy()
         if diagonal_scaling:
             first = (scale == 0) & (raw != 0)
-            scale[first] = 10.0 * raw[first] ** 2
+            scale[first] = start * raw[first] ** 2
             x = np.divide(x, np.sqrt(scale), out=np.zeros(D), where=scale > 0)
         if standardize:
             moves, x = units.observe(x)
