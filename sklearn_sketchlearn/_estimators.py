@@ -436,7 +436,7 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
                                              float(self._epsilon()) / target_scale,
                                              self._n_positive, sparse_data, self._multinomial,
                                              epoch, self._fit_passes,
-                                             self.classes_.size if self._multinomial else 2)
+                                             self.classes_.size if self._multinomial else 0)
                     rows, kernel_order = arrays, order
                     if self._units is not None:
                         rows = row_arrays(_units.standardize(X, order, self._units))[:5]

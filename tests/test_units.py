@@ -315,9 +315,9 @@ def test_default_labels_do_not_depend_on_feature_units(problem, rule, sketch):
 
 @pytest.mark.parametrize("sketch", ["fast_rfd", "oja", "rp", None])
 def test_sons_adagrad_units_are_free_of_each_features_units(problem, sketch):
-    # D_j starts at ten times its feature's first squared non-zero and sums the
-    # squares of the curvature vectors, so x_j -> f x_j multiplies it by f^2 and
-    # the values fed are the same (with the paper's start, 0.1, they are not)
+    # D_j starts at a multiple of its feature's first squared non-zero and sums
+    # the squares of the curvature vectors, so x_j -> f x_j multiplies it by f^2
+    # and the values fed are the same (with the paper's start, 0.1, they are not)
     X, y, factors, _ = problem
     X = np.where(np.abs(X) < 0.3, 0.0, X)  # features that enter late
     models = [
@@ -330,6 +330,30 @@ def test_sons_adagrad_units_are_free_of_each_features_units(problem, sketch):
     np.testing.assert_allclose(models[1].decision_function(X[1400:] * factors),
                                models[0].decision_function(X[1400:]), rtol=1e-7, atol=1e-9)
     assert models[0].score(X[1400:], y[1400:]) > 0.75  # it learned
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+@pytest.mark.parametrize("sketch", ["fast_rfd", None])
+def test_sons_adagrad_units_are_free_of_the_scale_of_sample_weights(problem, sketch, sparse):
+    # D_j starts in proportion to the weight of the row that first meets feature
+    # j, as its later rows add to it, so weights ten times as large learn the
+    # same model; a row of weight 0 meets no feature
+    X, y, _, _ = problem
+    X, y = np.where(np.abs(X[:600]) < 0.3, 0.0, X[:600]), y[:600]  # features that enter late
+    weights = np.random.default_rng(4).uniform(0.5, 2.0, 600)
+    weights[::7] = 0.0
+    rows = sp.csr_matrix(X) if sparse else X
+    models = []
+    for scale in (1.0, 10.0):
+        model = SketchedOnlineClassifier(SketchedOnlineNewton(feature_scaling="adagrad"),
+                                         sketch=sketch, random_state=0)
+        for start in range(0, 600, 100):
+            model.partial_fit(rows[start:start + 100], y[start:start + 100], classes=[-1, 1],
+                              sample_weight=scale * weights[start:start + 100])
+        models.append(model)
+    np.testing.assert_allclose(models[1].coef_, models[0].coef_, rtol=1e-7,
+                               atol=1e-9 * np.abs(models[0].coef_).max())
+    assert models[0].score(X, y) > 0.75  # it learned
 
 
 @pytest.mark.parametrize("rule", [DiagonalAdaGrad(feature_scaling=None),

@@ -385,12 +385,12 @@ def least_held_curvature(kind, counts, eigenvalues):
 
 @jit
 def standardize_example(x, raw, scale, floats, weights, scaling, center, rows, n_rows, gram,
-                        dense, curvature, unsettled, adagrad_start):
+                        dense, curvature, unsettled, start):
     """Feed the example in the learner's units, in place.
 
     ``scaling`` 1 is SON's Section 5.2: ``x / sqrt(D_t)``, ``D_t`` the diagonal
     of ``sum g_hat g_hat^T`` in the raw units (``scale[0]``), each entry started
-    at ``adagrad_start`` times the square of its feature's first non-zero
+    at ``start`` times the square of its feature's first non-zero
     (:func:`adagrad_feed`) where the paper starts at ``0.1 I``. ``scaling`` 2 standardizes each
     feature by its running mean (when ``center``: the intercept is the last
     feature) and standard deviation over the ``n_seen = floats[5]`` examples
@@ -421,7 +421,7 @@ def standardize_example(x, raw, scale, floats, weights, scaling, center, rows, n
     if scaling == 1:
         copy_into(x, raw)
         for j in range(x.shape[0]):
-            x[j] = adagrad_feed(j, x[j], scale, adagrad_start)
+            x[j] = adagrad_feed(j, x[j], scale, start)
         return False
     if scaling == 0:
         return False
@@ -677,7 +677,8 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
         so far gave them (``SketchedOnlineNewton._pass_weight``), so that a
         ``partial_fit`` or a warm-started ``fit`` after ``fit`` adds its rows
         as the first pass did; a feature's ``D_j`` starts at ``adagrad_start``
-        times its first non-zero squared (:func:`adagrad_feed`).
+        times the weight of the row that first meets it and its value there
+        squared (:func:`adagrad_feed`).
         ``after_fit_passes``: ``fit`` made passes before this
         call's rows (its later passes, a warm-started ``fit`` or a
         ``partial_fit`` after it), so the ridge's floor and the log loss's
@@ -796,10 +797,13 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
         elif kind == OJA or kind == RANDOM_PROJECTION:
             n_rows = capacity
         floats[5] += 1.0
+        # AdaGrad's start for a feature this row meets first, in D's weights (a
+        # row of weight 0 meets none)
+        row_start = adagrad_start * weight / pass_weight
         if sparse:
             sketch_moved = standardize_sparse_example(
                 kind, cols, vals, nnz, raw, units, floats, scaling, columns, weights,
-                sketch_weights, gram, factor, form[TOP], n_rows, adagrad_start)
+                sketch_weights, gram, factor, form[TOP], n_rows, row_start)
         else:
             # Oja's rows are directions, not curvature: T would collapse them
             # while the units are young, so they keep adapting on their own
@@ -807,7 +811,7 @@ def son_pass(kind, dense_only, chunk, state, params, decisions):
             sketch_moved = standardize_example(x, raw, scale, floats, weights, scaling,
                                                fit_intercept, moving,
                                                min(n_rows, moving.shape[0]), gram, dense,
-                                               curvature, unsettled, adagrad_start)
+                                               curvature, unsettled, row_start)
         if scaling >= 2:  # the curvature totals may have moved with the units, and
             # features that took units raise the log loss's prior
             previous = ridge

@@ -589,14 +589,14 @@ def fd_sparse_shrink(columns, gram, factor, sketch_weights, weights, form, touch
 @jit
 def standardize_sparse_example(kind, cols, vals, nnz, raw, scale, floats, scaling, columns,
                                weights, sketch_weights, gram, factor, top, n_rows,
-                               adagrad_start):
+                               start):
     """``standardize_example`` on a CSR row, over its non-zeros: AdaGrad's
     scaling (1) or the units without centering (3). Returns whether the sketch
     moved."""
     if scaling == 1:
         for p in range(nnz):
             raw[p] = vals[p]
-            vals[p] = adagrad_feed(cols[p], vals[p], scale, adagrad_start)
+            vals[p] = adagrad_feed(cols[p], vals[p], scale, start)
         return False
     if scaling == 0:
         return False

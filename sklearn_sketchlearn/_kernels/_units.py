@@ -236,10 +236,11 @@ def move_gram(gram, n_rows, column, shift):
 def adagrad_feed(j, value, scale, start):
     """Feature ``j``'s ``value`` in AdaGrad's units, ``value / sqrt(D_j)``, with
     ``D_j`` (``scale[0, j]``) starting at ``start`` times the square of the
-    feature's first non-zero (``SketchedOnlineNewton._adagrad_start``); a
-    feature not met yet is fed as its 0."""
+    feature's first non-zero (``SketchedOnlineNewton._adagrad_start``, times
+    the row's weight); a feature not met yet (or met in a row of weight 0,
+    ``start = 0``) is fed as its 0."""
     if scale[0, j] == 0.0:
-        if value == 0.0:
+        if value == 0.0 or start == 0.0:
             return 0.0
         scale[0, j] = start * value * value
     return value / np.sqrt(scale[0, j])

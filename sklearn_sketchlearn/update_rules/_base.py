@@ -20,7 +20,7 @@ class ChunkSettings(NamedTuple):
     multinomial: bool = False  # the problems are a multinomial model's classes
     epoch: int = 0  # fit's pass, from 0; from 1 on its rows were learned before
     passes_before: int = 0  # the passes of fit the model learned before this chunk's
-    n_classes: int = 2  # the multinomial model's classes (2 otherwise)
+    multinomial_classes: int = 0  # the multinomial model's classes (0 otherwise)
 
 
 def empty_sketch_state(n_features):

@@ -192,9 +192,9 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
         entry started at its feature's first squared non-zero times 40
         examples' curvature at the start (``c^2``, mean over the targets at
         margin 0, or for a multinomial model's class at its start against the
-        others, ``-log(K - 1)``) where the paper starts at ``0.1 I`` (about the
-        same as the log loss's ``40 / 4`` on rows of unit norm, and free of the
-        units; the weights do not move with ``D_t``, so a feature's
+        others, ``-log(K - 1)``) where the paper starts at ``0.1 I`` (on rows of
+        unit norm about the binary log loss's ``40 / 4``; free of the units;
+        the weights do not move with ``D_t``, so a feature's
         steps shrink as its curvature gathers: see the user guide on text);
         None feeds ``x_t``. Centering
         would make every sparse row dense, so a model started on sparse data
@@ -357,27 +357,17 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
     # AdaGrad's units start a feature's D_j at this many examples' curvature
     # weight c^2 at the model's start (_adagrad_start) times its first squared
     # value, where the paper starts every D_j at 0.1: free of the feature's
-    # units and of the loss's scale of curvature. The start decides how large a
-    # rare feature is fed against a common one, whose D_j has summed its
+    # units and of the loss's scale of curvature. The start decides how large
+    # a rare feature is fed against a common one, whose D_j has summed its
     # examples' c^2: a smaller start feeds a word seen once nearly as large.
-    # 40 is the binary log loss's start of before (ten times the first squared
-    # value, at c^2 = 1/4), measured then on a hashed phrase stream, 20-class
+    # 40 is the binary log loss's start of before, ten times the first squared
+    # value at c^2 = 1/4, chosen then on a hashed phrase stream, 20-class
     # tf-idf text and a9a (starts 3 / 10 / 30: 0.912 / 0.949 / 0.950, 0.934 /
-    # 0.935 / 0.929, 0.844 / 0.846 / 0.849). Counted in examples it holds for
-    # every loss and for a multinomial model's classes, whose c^2 at the start
-    # is (1 / K)(1 - 1 / K) (K = 10: 0.09; their mean over the targets, with
-    # the log loss's floor, 0.10), so that ten times the first squared value
-    # had started each D_j at about a hundred examples' worth, and the squared
-    # hinge's at five (c^2 = 2). Measured on 8 imitations of text (one pass in
-    # chunks of 100 / fit, held-out accuracy; the user guide, "Features"):
-    # the log loss gained where the classes' words are rare (10 tf-idf
-    # classes 0.764 / 0.801 -> 0.792 / 0.820, 20 classes 0.452 / 0.525 ->
-    # 0.475 / 0.636, 5 bag-of-words classes 0.595 / 0.616 -> 0.608 / 0.629, 20
-    # Zipf classes 0.843 -> 0.851) and is unchanged on the binary sets and the
-    # phrase stream; the squared hinge no longer collapses where rare features
-    # are noise (the phrase stream 0.801 -> 0.941, 20 Zipf classes 0.709 ->
-    # 0.835) but gains less from rare words (10 tf-idf classes 0.879 -> 0.834,
-    # 20 classes 0.760 -> 0.641).
+    # 0.935 / 0.929, 0.844 / 0.846 / 0.849). Ten times the first squared value
+    # was worth some 100 examples of a 10-class multinomial model's (its rare
+    # words fed too small) and 5 of the squared hinge's (its words seen once,
+    # noise on hashed pairs, fed too large); counted in examples, the start
+    # holds for every loss (the user guide's table, *Features*).
     _ADAGRAD_START_EXAMPLES = 40.0
     # fit's pass k (from 0) weighs its examples 2^k, as much as all the passes
     # before it together (a later call continues the count: a warm-started
@@ -643,24 +633,28 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
 
     def _adagrad_start(self, loss, settings):
         """Where AdaGrad's ``D_j`` starts, per square of feature ``j``'s first
-        non-zero: ``_ADAGRAD_START_EXAMPLES`` examples' curvature weight
-        ``c^2`` (``g_hat = c x``) at the margin ``m`` every model starts from,
-        its mean over the targets as the model of zeros predicts them: 0, or
-        for a class of a multinomial model of ``K`` classes ``-log(K - 1)``,
-        its margin against the others', where it is the true class with
-        probability ``q = 1 / K``; ``q c^2(m, 1) + (1 - q) c^2(m, -1)``. A loss
-        with no curvature there counts ``c^2 = 1``."""
-        margin = -np.log(settings.n_classes - 1.0) if settings.multinomial else 0.0
+        non-zero (and per unit of its row's weight): ``_ADAGRAD_START_EXAMPLES``
+        examples' curvature weight ``c^2`` (``g_hat = c x``) at the margin
+        ``m`` a model of zeros gives every example, its mean over the targets
+        +-1 as weighted by the probabilities ``q = 1 / (1 + exp(-m))`` and
+        ``1 - q`` that margin gives them: ``m = 0`` (``q = 1/2``), or for a class
+        of a multinomial model of ``K`` classes its margin against the others',
+        ``m = -log(K - 1)`` (``q = 1 / K``). A loss with no curvature there
+        counts ``c^2 = 1``. Under ``curvature='gradient'`` a regressor's
+        ``c^2`` grows with the square of its targets and this start does not:
+        there, as in the paper, ``D`` depends on the units of ``y``."""
+        margin = (-np.log(settings.multinomial_classes - 1.0) if settings.multinomial
+                  else 0.0)
         weight = 0.0
-        for target, chance in ((1.0, 1.0 / (1.0 + np.exp(-margin))),
-                               (-1.0, 1.0 / (1.0 + np.exp(margin)))):
+        for target in (1.0, -1.0):
+            probability = 1.0 / (1.0 + np.exp(-target * margin))
             if self.curvature_ == "gauss_newton":
                 c2 = loss_curvature(loss.code, margin, target,
                                     self._log_loss_max_step(settings))
             else:  # SON's (sigma_t + eta_t) l'^2 at t = 1
                 c2 = (self.sigma_ + self.eta0) * loss_derivative(
                     loss.code, margin, target, settings.epsilon) ** 2
-            weight += chance * c2
+            weight += probability * c2
         return self._ADAGRAD_START_EXAMPLES * (weight if weight > 0.0 else 1.0)
 
     @staticmethod

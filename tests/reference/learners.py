@@ -226,10 +226,11 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
     Rows from ``stream_from`` on (a multiple of ``repeated_from``) are new, a
     stream after ``fit``'s passes, and weigh as the next repetition would.
     ``diagonal_scaling`` feeds ``x / sqrt(D)``, ``D`` the sum of the curvature
-    vectors' squares in the raw units, of the rows not repeated, each entry
-    started at its feature's first squared non-zero (the paper: ``0.1``)
-    times 40 examples' ``c^2`` at the margin ``p`` of a model of zeros against
-    the first row's offset, averaged over the targets +-1 with the chances
+    vectors' squares in the raw units, of the rows not repeated (at their
+    sample weight), each entry started at its feature's first non-zero
+    squared (the paper: ``0.1``) times that row's sample weight and 40
+    examples' ``c^2`` at the margin ``p`` of a model of zeros against the
+    first row's offset, averaged over the targets +-1 with the probabilities
     ``1 / (1 + exp(-/+p))`` that margin gives them (1 if that ``c^2`` is 0).
     ``standardize`` (True, or ``"scale"``: without centering, revisited on
     non-zeros) feeds :class:`RunningUnits`' units; at each move the weights
@@ -316,9 +317,9 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
         weight = sample_weight[t] * pass_weight
         x = np.append(X[t], 1.0) if fit_intercept else X[t].copy()
         raw = x.copy()
-        if diagonal_scaling:
-            first = (scale == 0) & (raw != 0)
-            scale[first] = start * raw[first] ** 2
+        if diagonal_scaling:  # a row of weight 0 meets no feature
+            first = (scale == 0) & (raw != 0) & (sample_weight[t] > 0)
+            scale[first] = start * sample_weight[t] * raw[first] ** 2
             x = np.divide(x, np.sqrt(scale), out=np.zeros(D), where=scale > 0)
         if standardize:
             moves, x = units.observe(x)

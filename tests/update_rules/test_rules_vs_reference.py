@@ -108,7 +108,8 @@ SON_SETTINGS = {
     "squared-projected": dict(loss="squared_error", alpha=0.5, bound=1.0, sigma=1.0, **PAPER),
     "log-eta-schedule": dict(loss="log_loss", alpha=2.0, bound=None, sigma=0.3, eta0=0.5,
                              power_t=0.7, **PAPER),
-    "hinge2-diagonal": dict(loss="squared_hinge", alpha=1.0, bound=2.0, sigma=1.0,
+    # (AdaGrad's start at SON's gradient curvature, (sigma + eta0) l'^2)
+    "hinge2-diagonal": dict(loss="squared_hinge", alpha=1.0, bound=2.0, sigma=1.0, eta0=0.3,
                             fit_intercept=False, ridge="fixed", curvature="gradient",
                             feature_scaling="adagrad"),
     # the adaptive ridge and Gauss-Newton curvature of the defaults
