@@ -1,6 +1,6 @@
 """Every learner at its default hyperparameters against its own tuned best.
 
-    python benchmarks/defaults.py                       # everything, 5-10 minutes (2 cores)
+    python benchmarks/defaults.py                       # everything, about 15 minutes (2 cores)
     python benchmarks/defaults.py --quick               # a smoke run in seconds
     python benchmarks/defaults.py --problems digits_raw,wine_raw --rules son,ada_fd
     python benchmarks/defaults.py --output doc/defaults_results.rst
