@@ -434,9 +434,9 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
                     decisions = np.empty((self._n_decision_rows(), order.size))
                     settings = ChunkSettings(bool(self.fit_intercept),
                                              float(self._epsilon()) / target_scale,
-                                             self._n_positive, sparse_data, self._multinomial,
-                                             epoch, self._fit_passes,
-                                             self.classes_.size if self._multinomial else 0)
+                                             self._n_positive, sparse_data,
+                                             self.classes_.size if self._multinomial else 0,
+                                             epoch, self._fit_passes)
                     rows, kernel_order = arrays, order
                     if self._units is not None:
                         rows = row_arrays(_units.standardize(X, order, self._units))[:5]

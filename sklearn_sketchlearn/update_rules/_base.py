@@ -17,10 +17,14 @@ class ChunkSettings(NamedTuple):
     epsilon: float
     t_start: int  # examples of positive weight learned before: the step schedules' t
     sparse_data: bool  # CSR rows mostly zero (``_units.is_sparse_data``): not to be centred
-    multinomial: bool = False  # the problems are a multinomial model's classes
+    multinomial_classes: int = 0  # the classes of a multinomial model (0: not one)
     epoch: int = 0  # fit's pass, from 0; from 1 on its rows were learned before
     passes_before: int = 0  # the passes of fit the model learned before this chunk's
-    multinomial_classes: int = 0  # the multinomial model's classes (0 otherwise)
+
+    @property
+    def multinomial(self):
+        """Whether the problems are a multinomial model's classes."""
+        return self.multinomial_classes > 0
 
 
 def empty_sketch_state(n_features):

@@ -548,7 +548,7 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
             settings.t_start, sparse, self._target_units, self._log_loss_max_step(settings),
             settings.epoch > 0, settings.passes_before > 0, prior_growth,
             self._pass_weight(settings.passes_before),
-            self._adagrad_start(loss, settings) if self._SCALINGS[scaling] == "adagrad" else 0.0,
+            self._adagrad_start(loss, settings) if form[SCALING] == self._ADAGRAD_FORM else 0.0,
         )
         arrays = (
             state["weights"], state["rows"], state["gram"], state["cholesky"],

@@ -285,9 +285,9 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
         return max(ridge, floor_of(passes_weight))
 
     start = 0.0  # AdaGrad's, per squared first non-zero: see diagonal_scaling
+    p = -offsets[0]  # a model of zeros' margin
     for target in (1.0, -1.0):
-        p = -offsets[0]  # a model of zeros' margin, which it gives target 1 with chance
-        chance = 1.0 / (1.0 + np.exp(-target * p))
+        chance = 1.0 / (1.0 + np.exp(-target * p))  # that the margin gives the target
         if gauss_newton:
             start += chance * newton_curvature(loss.name, p, target, max_step)
         else:
