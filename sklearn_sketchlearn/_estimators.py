@@ -8,6 +8,7 @@ one compiled call per block of a chunk and binary problem, made by the update
 rule.
 """
 
+import copy
 import time
 import warnings
 from contextlib import contextmanager, nullcontext
@@ -36,6 +37,7 @@ from sklearn.utils.validation import (
 from . import _units
 from ._kernels._rows import distinct_sorted
 from ._layout import STATE_LAYOUT, StateLayoutMixin, writable
+from ._trial import TRIAL_EXAMPLES, TRIAL_MEMORY, Trial, trial_memory
 from ._validation import CHUNK_CHECKS, plain_chunk, record_features, row_arrays
 from .losses import (
     CLASSIFICATION_LOSSES,
@@ -88,6 +90,8 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
     _BLOCK_SIZE = 8192
     # What the rules learn is y minus this (a regressor's first target)
     _target_offset = 0.0
+    # The rivals of the model while a trial of a rule's setting runs (see _trial)
+    _trial = None
 
     _parameter_constraints: dict = {
         "update_rule": [StrOptions(set(UPDATE_RULES)), BaseUpdateRule],
@@ -193,6 +197,10 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
             state = first if k == 0 else rule._allocate(sketch, size, loss, rng, n_outputs)
             for key, value in state.items():
                 self._state[key][k] = value
+        self._trial = None
+        tried = rule._tried_values(sketch, _units.is_sparse_data(X_raw))
+        if tried is not None and trial_memory(self._state, len(tried[1])) <= TRIAL_MEMORY:
+            self._trial = Trial(*tried, self._state)
         self._units = None
         center = _units.centres(X_raw, self.fit_intercept, rule._centers_sparse_rows,
                                 self._BLOCK_SIZE)
@@ -274,38 +282,48 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
             if self._units is not None:
                 self._units = writable(self._units)
             self.update_rule_._tidy(self._state)
+            for rival in self._trial.rivals if self._trial is not None else ():
+                rival["_state"] = writable(rival["_state"])
+                self.update_rule_._tidy(rival["_state"])
         saved = dict(self.__dict__)
-        restore, partial_ok = None, False
+        restores, journaled = [], []
         if continuing:
-            partial = None
             units = self._units
             # a classifier's running units of a stream that is not centred move
             # only the chunk's features (a regressor's scale every weight with
             # y); threads may still write into the state after the call raised
             # (an interrupt does not stop them), so they get copies to write into
             partial_ok = X is not None and not self._threads() and (
-                units is None or is_classifier(self) and not units["center_features"]
-            ) and not self.update_rule_._rewrites_every_column(self._state, self.sketch_,
-                                                              self._fit_passes)
-            if partial_ok:
-                partial = self.update_rule_._partial_snapshot(self._state, self.sketch_, X)
-            if partial is None:
-                saved["_state"] = {key: value.copy() for key, value in self._state.items()}
-            else:
-                saved["_state"], restore = partial
-            restore_units = _units.snapshot(units, None if partial is None else X)
+                units is None or is_classifier(self) and not units["center_features"])
+            saved_states = []
+            for _ in self._each_model():  # (a trial's rivals too)
+                partial = None
+                if partial_ok and not self.update_rule_._rewrites_every_column(
+                        self._state, self.sketch_, self._fit_passes):
+                    partial = self.update_rule_._partial_snapshot(self._state, self.sketch_, X)
+                if partial is None:
+                    saved_states.append({key: value.copy() for key, value in self._state.items()})
+                else:
+                    saved_states.append(partial[0])
+                    restores.append(partial[1])
+                    journaled.append(self._state)  # (a trial may swap it out: _swap)
+            saved["_state"] = saved_states[0]
+            if self._trial is not None:
+                saved["_trial"] = self._trial.with_states(saved_states[1:])
+            restore_units = _units.snapshot(
+                units, X if len(restores) == len(saved_states) else None)
         try:
             yield
         except BaseException:
-            if restore is not None:
+            for restore in restores:
                 restore()
             if continuing:
                 restore_units()
             self.__dict__.clear()
             self.__dict__.update(saved)
             raise
-        if restore is not None:
-            self.update_rule_._forget_call(self._state)
+        for state in journaled:
+            self.update_rule_._forget_call(state)
 
     # -- learning -----------------------------------------------------------
 
@@ -404,15 +422,19 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         pool = Parallel(n_jobs=self.n_jobs, require="sharedmem") if threads else nullcontext()
         with pool as parallel:
             for epoch in range(n_epochs):
-                if self._multinomial and self.update_rule_._centers_classes(self._state,
-                                                                            self._fit_passes):
-                    self._center_classes()
+                for _ in self._each_model():
+                    if self._multinomial and self.update_rule_._centers_classes(
+                            self._state, self._fit_passes):
+                        self._center_classes()
                 permutation = rng.permutation(n_samples) if rng is not None else None
                 counts = self._positive_counts(sample_weight, permutation, n_samples)
-                sums = np.zeros(3)
+                # the progressive sums of each model learned (see _each_model)
+                sums = np.zeros((1 + len(self._trial.rivals) if self._trial else 1, 3))
                 begin = 0
                 while begin < n_samples:
                     stop = begin + self._block_length(begin, n_samples, counts)
+                    if self._trial is not None:  # (it ends at a block's end)
+                        stop = min(stop, begin + max(TRIAL_EXAMPLES - self._n_positive, 1))
                     order = (permutation[begin:stop] if permutation is not None
                              else np.arange(begin, stop))
                     block_size = order.size
@@ -431,7 +453,6 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
                     block_labels = self._block_labels(y[order])
                     targets, weights = self._problem_arrays(block_labels, block_weights,
                                                             class_weight)
-                    decisions = np.empty((self._n_decision_rows(), order.size))
                     settings = ChunkSettings(bool(self.fit_intercept),
                                              float(self._epsilon()) / target_scale,
                                              self._n_positive, sparse_data,
@@ -442,22 +463,32 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
                         rows = row_arrays(_units.standardize(X, order, self._units))[:5]
                         kernel_order = np.arange(order.size)
                         targets = targets / target_scale
-                    offsets = self._offsets(X, order, weights)
-                    jobs = [(k, (*rows, kernel_order, targets[k], weights[k], offsets[k]), loss,
-                             settings, decisions) for k in range(n_problems)]
-                    if threads:
-                        outcomes = parallel(delayed(self._learn_problem)(*job) for job in jobs)
-                    else:
-                        outcomes = [self._learn_problem(*job) for job in jobs]
-                    decisions *= target_scale
-                    decisions += self._target_offset
-                    self._check_block(outcomes, order.size, decisions, limit, epoch, rows[4])
+                    for model in self._each_model():
+                        offsets = self._offsets(X, order, weights)
+                        decisions = np.empty((self._n_decision_rows(), order.size))
+                        jobs = [(k, (*rows, kernel_order, targets[k], weights[k], offsets[k]),
+                                 loss, settings, decisions) for k in range(n_problems)]
+                        if threads:
+                            outcomes = parallel(delayed(self._learn_problem)(*job)
+                                                for job in jobs)
+                        else:
+                            outcomes = [self._learn_problem(*job) for job in jobs]
+                        decisions *= target_scale
+                        decisions += self._target_offset
+                        self._check_block(outcomes, order.size, decisions, limit, epoch,
+                                          rows[4])
+                        with np.errstate(over="ignore", invalid="ignore"):  # _record_progress
+                            terms = self._progress_terms(decisions, block_labels, block_weights)
+                        sums[model] += terms
                     self.t_ += block_size
                     self._n_positive += order.size
-                    with np.errstate(over="ignore", invalid="ignore"):  # see _record_progress
-                        sums += self._progress_terms(decisions, block_labels, block_weights)
+                    self._follow_trial(sums, pass_ended=False)
                     begin = stop
-                epoch_loss = self._record_progress(sums)
+                self._follow_trial(sums, pass_ended=all_data)
+                for rival, rival_sums in zip(self._trial.rivals, sums[1:], strict=True) if (
+                        self._trial is not None) else ():
+                    rival["_progressive_sums"] = rival["_progressive_sums"] + rival_sums
+                epoch_loss = self._record_progress(sums[0])
                 if all_data:
                     self._fit_passes += 1
                 if self.verbose:
@@ -470,6 +501,55 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         self.n_iter_ = epoch + 1
         # coef_ is computed from the state when next read (see _published_model)
         self._published = None
+
+    def _each_model(self):
+        """Run the body of a loop over this once for each model learned: the
+        estimator's own (0), then, while a trial runs, each rival (1, ...)
+        swapped into its place (see :mod:`sklearn_sketchlearn._trial`)."""
+        yield 0
+        for model, rival in enumerate(self._trial.rivals if self._trial else (), 1):
+            self._swap(rival)
+            try:
+                yield model
+            finally:
+                self._swap(rival)
+
+    def _swap(self, rival):
+        """Exchange the estimator's model with the trial's ``rival``: its
+        state, its multinomial block's model and its value of the rule's
+        setting (a copy of the rule takes it: attributes are reassigned, see
+        :meth:`_all_or_nothing`). Its own inverse."""
+        rule, name = copy.copy(self.update_rule_), self._trial.name
+        value = getattr(rule, name)
+        setattr(rule, name, rival["value"])
+        self.update_rule_, rival["value"] = rule, value
+        self._state, rival["_state"] = rival["_state"], self._state
+        self._progressive_sums, rival["_progressive_sums"] = (rival["_progressive_sums"],
+                                                              self._progressive_sums)
+        self._block_model, rival["_block_model"] = (rival.get("_block_model"),
+                                                    self.__dict__.get("_block_model"))
+        self._published = None
+
+    def _follow_trial(self, sums, pass_ended):
+        """After a block, or at the end of a pass (``pass_ended``: of
+        ``fit``'s): the trial's model of least progressive loss, ``sums`` (of
+        the pass so far, a row per model) included, becomes the estimator's,
+        and the trial ends after ``TRIAL_EXAMPLES`` examples or with ``fit``'s
+        first pass."""
+        trial = self._trial
+        if trial is None:
+            return
+        losses = [sums[model, 1] + model_sums[1] for model, model_sums in enumerate(
+            [self._progressive_sums] + [rival["_progressive_sums"] for rival in trial.rivals])]
+        leader = int(np.argmin(losses))
+        if losses[leader] < losses[0]:  # (ties keep the rule's first value)
+            self._swap(trial.rivals[leader - 1])
+            sums[[0, leader]] = sums[[leader, 0]]
+        if pass_ended or self._n_positive >= TRIAL_EXAMPLES:
+            self._trial = None
+            if self.verbose:
+                print(f"-- Trial of {trial.name} ended after {self._n_positive} examples: "
+                      f"{getattr(self.update_rule_, trial.name):g}")
 
     def _threads(self):
         """Whether the classes' problems learn in threads (``n_jobs``)."""
@@ -500,9 +580,10 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
             )
         change = _units.move(units, features, all_data)
         if change.moves:
-            for k in range(self._state["weights"].shape[0]):
-                state = {key: value[k] for key, value in self._state.items()}
-                self.update_rule_._move_units(state, self.sketch_, change)
+            for _ in self._each_model():
+                for k in range(self._state["weights"].shape[0]):
+                    state = {key: value[k] for key, value in self._state.items()}
+                    self.update_rule_._move_units(state, self.sketch_, change)
 
     def _target_scale(self):
         """The unit of the targets the rule learns on (1: the targets as given)."""

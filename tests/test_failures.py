@@ -365,7 +365,8 @@ def test_a_failed_csr_call_puts_back_what_sons_kernel_saved(sketch, monkeypatch)
     # the units the call moved too
     X, y = sparse_stream()
     monkeypatch.setattr(SketchedOnlineClassifier, "_BLOCK_SIZE", 4)
-    model = SketchedOnlineClassifier(SketchedOnlineNewton(), sketch=sketch, random_state=0)
+    model = SketchedOnlineClassifier(SketchedOnlineNewton(adagrad_start=40.0), sketch=sketch,
+                                     random_state=0)  # (no trial: test_trial.py)
     model.partial_fit(X[:200], y[:200], classes=[0, 1])
     assert model._state["form"][0, 1] == 1 and model._state["scale"].shape[2] == X.shape[1] + 1
     chunk = sp.csr_matrix(X[300:312].toarray() * 30.0)  # units that move
@@ -428,7 +429,8 @@ def test_a_failed_csr_call_puts_back_the_columns_fds_shrink_rewrote(sketch, monk
     chunk[:, third] = 0.0
     chunk = sp.csr_matrix(chunk)
     monkeypatch.setattr(SketchedOnlineClassifier, "_BLOCK_SIZE", 4)
-    model = SketchedOnlineClassifier(SketchedOnlineNewton(), sketch=sketch, random_state=0)
+    model = SketchedOnlineClassifier(SketchedOnlineNewton(adagrad_start=40.0), sketch=sketch,
+                                     random_state=0)  # (no trial: test_trial.py)
     model.partial_fit(X[:200], y[:200], classes=[0, 1])
     columns = model._state["rows"][0].reshape(2001, -1)
     touched = model._state["touched"][0, :model._state["form"][0, TOUCHED]]

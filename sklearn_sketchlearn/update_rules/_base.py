@@ -109,6 +109,7 @@ class BaseUpdateRule(BaseEstimator):
     * :meth:`_prepare`, called once on the fitted copy: raises a
       ``ValueError`` for pairings that make no sense (before any state exists)
       and resolves data-dependent defaults;
+    * :meth:`_tried_values`: a setting chosen by trial on the first examples;
     * :meth:`_allocate` (state of one binary problem, or of the joint model),
       :meth:`_partial_fit` (one compiled call per chunk), :meth:`_coef`
       (weights in the features the rule learns on) and :meth:`_prediction_limit`.
@@ -147,6 +148,14 @@ class BaseUpdateRule(BaseEstimator):
                 f"{name} uses no sketch, got sketch={sketch!r}; pass sketch=None "
                 "(or leave sketch='auto')."
             )
+
+    def _tried_values(self, sketch, sparse_data):
+        """``(name, values)`` for a setting the estimator chooses by trial on a
+        stream that starts with rows of ``sparse_data``
+        (:mod:`sklearn_sketchlearn._trial`): the fitted attribute ``name``
+        holds the value in force, set by :meth:`_prepare`, and ``values`` are
+        its rivals; or None for no trial."""
+        return None
 
     def _allocate(self, sketch, n_features, loss, random_state, n_outputs):
         """State arrays of one problem over ``n_features`` (intercept included);

@@ -189,7 +189,7 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
         fit_intercept=True, diagonal_scaling=False, epsilon=0.1, adaptive=False,
         gauss_newton=False, standardize=False, oja_floor=True, offsets=None, max_step=8.0,
         repeated_from=None, stream_from=None, prior_features=0.0, margin_prior=0.0,
-        margin_prior_most=np.inf, prior_move=None):
+        margin_prior_most=np.inf, prior_move=None, adagrad_start=40.0):
     """SON (Algorithm 1) with A = alpha_t I + S^T S solved densely.
 
     The papers' ridge is ``alpha_t = alpha + alpha0 (+ RFD's shift)``. With
@@ -228,8 +228,8 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
     ``diagonal_scaling`` feeds ``x / sqrt(D)``, ``D`` the sum of the curvature
     vectors' squares in the raw units, of the rows not repeated (at their
     sample weight), each entry started at its feature's first non-zero
-    squared (the paper: ``0.1``) times that row's sample weight and 40
-    examples' ``c^2`` at the margin ``p`` of a model of zeros against the
+    squared (the paper: ``0.1``) times that row's sample weight and
+    ``adagrad_start`` examples' ``c^2`` at the margin ``p`` of a model of zeros against the
     first row's offset, averaged over the targets +-1 with the probabilities
     ``1 / (1 + exp(-/+p))`` that margin gives them (1 if that ``c^2`` is 0).
     ``standardize`` (True, or ``"scale"``: without centering, revisited on
@@ -292,7 +292,7 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
             start += chance * newton_curvature(loss.name, p, target, max_step)
         else:
             start += chance * (sigma + eta0) * float(loss.derivative(p, target, epsilon)) ** 2
-    start = 40.0 * (start if start > 0 else 1.0)
+    start = adagrad_start * (start if start > 0 else 1.0)
     passes_weight = 1.0
     for t in range(n):
         repeated = bool(repeated_from) and t >= repeated_from and (

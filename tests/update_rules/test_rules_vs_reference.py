@@ -108,10 +108,11 @@ SON_SETTINGS = {
     "squared-projected": dict(loss="squared_error", alpha=0.5, bound=1.0, sigma=1.0, **PAPER),
     "log-eta-schedule": dict(loss="log_loss", alpha=2.0, bound=None, sigma=0.3, eta0=0.5,
                              power_t=0.7, **PAPER),
-    # (AdaGrad's start at SON's gradient curvature, (sigma + eta0) l'^2)
+    # (AdaGrad's start at SON's gradient curvature, (sigma + eta0) l'^2, and
+    # a start given, where 'auto' chooses one by trial: test_trial.py)
     "hinge2-diagonal": dict(loss="squared_hinge", alpha=1.0, bound=2.0, sigma=1.0, eta0=0.3,
                             fit_intercept=False, ridge="fixed", curvature="gradient",
-                            feature_scaling="adagrad"),
+                            feature_scaling="adagrad", adagrad_start=10.0),
     # the adaptive ridge and Gauss-Newton curvature of the defaults
     "adaptive-hinge2": dict(loss="squared_hinge", alpha=1e-3, bound=None, sigma=1.0,
                             feature_scaling=None),
@@ -144,6 +145,7 @@ def test_son(data, sketch, setting, sparse):
         eta0=rule.eta0, power_t=rule.power_t, fit_intercept=fit_intercept,
         diagonal_scaling=rule.feature_scaling == "adagrad", adaptive=rule.ridge == "adaptive",
         gauss_newton=rule.curvature != "gradient" and LOSSES[loss].has_curvature,
+        **({} if rule.adagrad_start == "auto" else {"adagrad_start": rule.adagrad_start}),
     )
     check_against(model, X, labels, weights, expected, predictions, LOSSES[loss], sparse)
 
@@ -157,7 +159,7 @@ def test_son_fit_counts_a_row_it_learns_again_once(sketch, scaling):
     rng = np.random.default_rng(5)
     X = rng.standard_normal((30, 60))  # wider than long: the spread counts the rows
     labels = np.where(X @ rng.standard_normal(60) + 0.5 * rng.standard_normal(30) > 0, 1, -1)
-    rule = SketchedOnlineNewton(1e-3, bound=None, feature_scaling=scaling)
+    rule = SketchedOnlineNewton(1e-3, bound=None, feature_scaling=scaling, adagrad_start=40.0)
     model = SketchedOnlineClassifier(rule, sketch=SKETCHES[sketch], shuffle=False, max_iter=2,
                                      random_state=0).fit(X, labels)
     twice, signs, weights = np.vstack([X, X]), np.tile(labels, 2).astype(float), np.ones(60)
@@ -547,7 +549,8 @@ def test_son_standardized(data, sketch, fit_intercept, scaling, sparse):
         X[np.random.default_rng(1).random(X.shape) < 0.6] = 0.0
     n = 25 if sketch == "oja" else len(labels)  # see test_son_regression
     adagrad_units = sparse and sketch == "none" and scaling == "standardize"
-    model = SketchedOnlineClassifier(SketchedOnlineNewton(feature_scaling=scaling),
+    model = SketchedOnlineClassifier(SketchedOnlineNewton(feature_scaling=scaling,
+                                                          adagrad_start=40.0),
                                      sketch=SKETCHES[sketch], fit_intercept=fit_intercept,
                                      random_state=0)
     expected, predictions = son(
@@ -815,7 +818,8 @@ def test_son_adagrads_units_take_rows_after_fit_at_their_own_weight(sketch):
     # warm-started fit) at weight 1 although they learn as fit's third pass
     # (4); grown by the passes' weights, D faded the coefficients
     X, labels = binary_rows(6, 50)
-    model = SketchedOnlineClassifier(SketchedOnlineNewton(feature_scaling="adagrad"),
+    model = SketchedOnlineClassifier(SketchedOnlineNewton(feature_scaling="adagrad",
+                                                          adagrad_start=40.0),
                                      sketch=SKETCHES[sketch], shuffle=False, max_iter=2,
                                      random_state=0).fit(X[:30], labels[:30])
     streamed = clone(model).fit(X[:30], labels[:30]).partial_fit(X[30:], labels[30:])

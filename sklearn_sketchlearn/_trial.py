@@ -1,0 +1,63 @@
+"""A trial of candidate values of one of the update rule's settings.
+
+Where the right value of a setting depends on the data and no statistic of the
+data tells it in advance (how strongly SON's AdaGrad units hold a feature it
+has met a few times: on text whose classes lie in rare words, weakly; on
+hashed phrases whose rare features are noise, strongly), the estimator learns
+one model per candidate value side by side from the first example on, each
+predicting every example before it learns it, and keeps the model whose
+progressive loss is least: the model held by the estimator is always the
+leader so far, and the others (its rivals) are dropped once the trial ends,
+after ``TRIAL_EXAMPLES`` examples or at the end of ``fit``'s first pass. It
+is progressive validation of a small grid (Blum, Kalai & Langford, 1999),
+which is how ``benchmarks/defaults.py`` tunes, at the price of learning the
+grid's models over the trial only.
+"""
+
+import numpy as np
+
+# The examples (of positive weight) a trial lasts
+TRIAL_EXAMPLES = 1000
+
+# A trial whose rivals' states would hold more than this many bytes is not run
+# (the rule's first value is taken): 20 classes over fast FD at d = 2^20 hold
+# 3.4 GB, which two rivals would triple
+TRIAL_MEMORY = 2**30
+
+
+class Trial:
+    """The rivals of the estimator's model: for each candidate value of the
+    fitted update rule's attribute ``name``, a model with its own state and
+    progressive sums (see the estimators' ``_progressive_sums``).
+
+    Parameters
+    ----------
+    name : str
+        The fitted attribute of the update rule that the candidates set.
+    values : tuple of float
+        The rivals' values (the estimator's own model has the rule's).
+    state : dict of ndarray
+        The state every model starts from (copied for each rival).
+    """
+
+    def __init__(self, name, values, state):
+        self.name = name
+        self.rivals = [{"value": value, "_state": _copied(state),
+                        "_progressive_sums": np.zeros(3)} for value in values]
+
+    def with_states(self, states):
+        """A copy whose rivals hold ``states`` (the all-or-nothing's saves)."""
+        copied = Trial.__new__(Trial)
+        copied.name = self.name
+        copied.rivals = [{**rival, "_state": state}
+                         for rival, state in zip(self.rivals, states, strict=True)]
+        return copied
+
+
+def _copied(state):
+    return {key: array.copy() for key, array in state.items()}
+
+
+def trial_memory(state, n_rivals):
+    """Bytes that ``n_rivals`` copies of ``state`` hold."""
+    return n_rivals * sum(array.nbytes for array in state.values())
