@@ -37,7 +37,7 @@ from sklearn.utils.validation import (
 from . import _units
 from ._kernels._rows import distinct_sorted
 from ._layout import STATE_LAYOUT, StateLayoutMixin, writable
-from ._trial import TRIAL_EXAMPLES, TRIAL_MEMORY, Trial, trial_memory
+from ._trial import TRIAL_MEMORY, Trial, trial_memory
 from ._validation import CHUNK_CHECKS, plain_chunk, record_features, row_arrays
 from .losses import (
     CLASSIFICATION_LOSSES,
@@ -282,36 +282,30 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
             if self._units is not None:
                 self._units = writable(self._units)
             self.update_rule_._tidy(self._state)
-            for rival in self._trial.rivals if self._trial is not None else ():
-                rival["_state"] = writable(rival["_state"])
-                self.update_rule_._tidy(rival["_state"])
+            if self._trial is not None:  # (its losses too: with_states copies them)
+                self._trial = self._trial.with_states([writable(rival["_state"])
+                                                       for rival in self._trial.rivals])
+                for rival in self._trial.rivals:
+                    self.update_rule_._tidy(rival["_state"])
         saved = dict(self.__dict__)
+        if self._trial is not None:  # (its rivals as they are: _swap changes them)
+            saved["_trial"] = self._trial.with_states([rival["_state"]
+                                                       for rival in self._trial.rivals])
         restores, journaled = [], []
-        if continuing:
-            units = self._units
-            # a classifier's running units of a stream that is not centred move
-            # only the chunk's features (a regressor's scale every weight with
-            # y); threads may still write into the state after the call raised
-            # (an interrupt does not stop them), so they get copies to write into
-            partial_ok = X is not None and not self._threads() and (
-                units is None or is_classifier(self) and not units["center_features"])
-            saved_states = []
-            for _ in self._each_model():  # (a trial's rivals too)
-                partial = None
-                if partial_ok and not self.update_rule_._rewrites_every_column(
-                        self._state, self.sketch_, self._fit_passes):
-                    partial = self.update_rule_._partial_snapshot(self._state, self.sketch_, X)
-                if partial is None:
-                    saved_states.append({key: value.copy() for key, value in self._state.items()})
-                else:
-                    saved_states.append(partial[0])
-                    restores.append(partial[1])
-                    journaled.append(self._state)  # (a trial may swap it out: _swap)
-            saved["_state"] = saved_states[0]
-            if self._trial is not None:
-                saved["_trial"] = self._trial.with_states(saved_states[1:])
-            restore_units = _units.snapshot(
-                units, X if len(restores) == len(saved_states) else None)
+        try:
+            if continuing:
+                saved_states = self._snapshots(X, restores, journaled)
+                saved["_state"] = saved_states[0]
+                if self._trial is not None:
+                    saved["_trial"] = self._trial.with_states(saved_states[1:])
+                restore_units = _units.snapshot(
+                    self._units, X if len(restores) == len(saved_states) else None)
+        except BaseException:  # (nothing learned yet: the journals go)
+            for state in journaled:
+                self.update_rule_._forget_call(state)
+            self.__dict__.clear()
+            self.__dict__.update(saved)
+            raise
         try:
             yield
         except BaseException:
@@ -324,6 +318,32 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
             raise
         for state in journaled:
             self.update_rule_._forget_call(state)
+
+    def _snapshots(self, X, restores, journaled):
+        """For :meth:`_all_or_nothing`, each model's state as saved (the
+        estimator's first, then a trial's rivals'), appending the ``restore()``
+        of each partial snapshot to ``restores`` and its state, which holds its
+        journal for the call, to ``journaled``."""
+        units = self._units
+        # a classifier's running units of a stream that is not centred move
+        # only the chunk's features (a regressor's scale every weight with
+        # y); threads may still write into the state after the call raised
+        # (an interrupt does not stop them), so they get copies to write into
+        partial_ok = X is not None and not self._threads() and (
+            units is None or is_classifier(self) and not units["center_features"])
+        saved_states = []
+        for _ in self._each_model():
+            partial = None
+            if partial_ok and not self.update_rule_._rewrites_every_column(
+                    self._state, self.sketch_, self._fit_passes):
+                partial = self.update_rule_._partial_snapshot(self._state, self.sketch_, X)
+            if partial is None:
+                saved_states.append({key: value.copy() for key, value in self._state.items()})
+            else:
+                saved_states.append(partial[0])
+                restores.append(partial[1])
+                journaled.append(self._state)  # (a trial may swap it out: _swap)
+        return saved_states
 
     # -- learning -----------------------------------------------------------
 
@@ -430,11 +450,15 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
                 counts = self._positive_counts(sample_weight, permutation, n_samples)
                 # the progressive sums of each model learned (see _each_model)
                 sums = np.zeros((1 + len(self._trial.rivals) if self._trial else 1, 3))
+                if all_data and self._trial is not None:  # (it ends with this pass)
+                    self._trial.length = min(self._trial.length, self._n_positive + (
+                        n_samples if sample_weight is None else np.count_nonzero(sample_weight)))
                 begin = 0
                 while begin < n_samples:
                     stop = begin + self._block_length(begin, n_samples, counts)
-                    if self._trial is not None:  # (it ends at a block's end)
-                        stop = min(stop, begin + max(TRIAL_EXAMPLES - self._n_positive, 1))
+                    if self._trial is not None:  # (its middle and end are a block's end)
+                        stop = min(stop, begin + max(self._trial.next_stop() - self._n_positive,
+                                                     1))
                     order = (permutation[begin:stop] if permutation is not None
                              else np.arange(begin, stop))
                     block_size = order.size
@@ -463,6 +487,7 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
                         rows = row_arrays(_units.standardize(X, order, self._units))[:5]
                         kernel_order = np.arange(order.size)
                         targets = targets / target_scale
+                    diverged = []  # (rivals that did: they leave the trial)
                     for model in self._each_model():
                         offsets = self._offsets(X, order, weights)
                         decisions = np.empty((self._n_decision_rows(), order.size))
@@ -475,16 +500,25 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
                             outcomes = [self._learn_problem(*job) for job in jobs]
                         decisions *= target_scale
                         decisions += self._target_offset
-                        self._check_block(outcomes, order.size, decisions, limit, epoch,
-                                          rows[4])
+                        try:
+                            self._check_block(outcomes, order.size, decisions, limit, epoch,
+                                              rows[4])
+                        except ValueError:
+                            if model == 0:
+                                raise
+                            diverged.append(model)
+                            continue
                         with np.errstate(over="ignore", invalid="ignore"):  # _record_progress
                             terms = self._progress_terms(decisions, block_labels, block_weights)
                         sums[model] += terms
+                        if self._trial is not None:
+                            self._trial.losses[model] += terms[1]
+                    if diverged:
+                        sums = self._drop_rivals(diverged, sums)
                     self.t_ += block_size
                     self._n_positive += order.size
-                    self._follow_trial(sums, pass_ended=False)
+                    self._follow_trial(sums)
                     begin = stop
-                self._follow_trial(sums, pass_ended=all_data)
                 for rival, rival_sums in zip(self._trial.rivals, sums[1:], strict=True) if (
                         self._trial is not None) else ():
                     rival["_progressive_sums"] = rival["_progressive_sums"] + rival_sums
@@ -530,22 +564,39 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
                                                     self.__dict__.get("_block_model"))
         self._published = None
 
-    def _follow_trial(self, sums, pass_ended):
-        """After a block, or at the end of a pass (``pass_ended``: of
-        ``fit``'s): the trial's model of least progressive loss, ``sums`` (of
-        the pass so far, a row per model) included, becomes the estimator's,
-        and the trial ends after ``TRIAL_EXAMPLES`` examples or with ``fit``'s
-        first pass."""
+    def _drop_rivals(self, models, sums):
+        """Drop the trial's ``models`` (1 for its first rival, ...), which
+        diverged: the model in force is not theirs. Returns ``sums`` without
+        their rows; the trial ends when no rival is left."""
+        trial = self._trial  # (the all-or-nothing saved a copy)
+        if self.verbose:
+            print(f"-- Trial of {trial.name}: "
+                  + ", ".join(f"{trial.rivals[model - 1]['value']:g}" for model in models)
+                  + " diverged and left it")
+        trial.rivals = [rival for model, rival in enumerate(trial.rivals, 1)
+                        if model not in models]
+        trial.losses = np.delete(trial.losses, models)
+        if not trial.rivals:
+            self._trial = None
+        return np.delete(sums, models, axis=0)
+
+    def _follow_trial(self, sums):
+        """After a block: the trial's model of least loss (since its middle,
+        see :mod:`sklearn_sketchlearn._trial`) becomes the estimator's, with
+        its row of ``sums`` (the pass's progressive sums, a row per model);
+        the trial ends after its examples."""
         trial = self._trial
         if trial is None:
             return
-        losses = [sums[model, 1] + model_sums[1] for model, model_sums in enumerate(
-            [self._progressive_sums] + [rival["_progressive_sums"] for rival in trial.rivals])]
-        leader = int(np.argmin(losses))
-        if losses[leader] < losses[0]:  # (ties keep the rule's first value)
+        leader = int(np.argmin(trial.losses))
+        if trial.losses[leader] < trial.losses[0]:  # (a tie keeps the model in force)
             self._swap(trial.rivals[leader - 1])
-            sums[[0, leader]] = sums[[leader, 0]]
-        if pass_ended or self._n_positive >= TRIAL_EXAMPLES:
+            for array in (sums, trial.losses):
+                array[[0, leader]] = array[[leader, 0]]
+        if not trial.halfway and self._n_positive >= trial.length // 2:
+            trial.halfway = True
+            trial.losses[:] = 0.0
+        if self._n_positive >= trial.length:
             self._trial = None
             if self.verbose:
                 print(f"-- Trial of {trial.name} ended after {self._n_positive} examples: "

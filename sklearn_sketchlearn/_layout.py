@@ -13,8 +13,10 @@ import warnings
 import numpy as np
 
 # Increase whenever a state array changes shape or meaning
-# (1: SON's state floats gained the sum of squared slopes, d0cc89a).
-STATE_LAYOUT = 1
+# (1: SON's state floats gained the sum of squared slopes, d0cc89a; 2: SON's
+# start of AdaGrad's units became a parameter, adagrad_start, which the fitted
+# copy of an older rule lacks, and the estimator may hold a trial's rivals).
+STATE_LAYOUT = 2
 
 
 def writable(arrays):

@@ -9,6 +9,7 @@ import pytest
 import scipy.sparse as sp
 
 import sklearn_sketchlearn._estimators as estimators
+import sklearn_sketchlearn._trial as trial_module
 from sklearn_sketchlearn import SketchedOnlineClassifier
 from sklearn_sketchlearn._trial import TRIAL_EXAMPLES
 from sklearn_sketchlearn.update_rules import SketchedOnlineNewton
@@ -60,33 +61,47 @@ def test_a_stream_keeps_the_start_of_least_progressive_loss(n_classes, n_jobs):
     assert_same_model(model, references[best])
 
 
-def test_the_trial_ends_after_its_examples():
-    # past TRIAL_EXAMPLES the rivals are dropped: the model goes on with the
-    # start that led then, even where another would lead later
-    X, labels = text_like(TRIAL_EXAMPLES + 400, 2, seed=1)
-    at_the_end, leading = {}, {}
-    for start in STARTS:
-        reference = stream(given(start), X[:TRIAL_EXAMPLES], labels[:TRIAL_EXAMPLES])
-        leading[start] = reference.progressive_loss_
-        at_the_end[start] = stream(reference, X[TRIAL_EXAMPLES:], labels[TRIAL_EXAMPLES:])
-    best = min(STARTS, key=leading.get)
-    model = stream(SketchedOnlineClassifier(random_state=0), X[:TRIAL_EXAMPLES],
-                   labels[:TRIAL_EXAMPLES])
+def losses_at(start, X, labels, stops, **params):
+    """A model given ``start`` streamed over ``X`` in chunks of 50, and its
+    summed progressive loss after each of ``stops`` examples."""
+    model, sums = given(start, **params), {}
+    for begin in range(0, X.shape[0], 50):
+        model.partial_fit(X[begin:begin + 50], labels[begin:begin + 50],
+                          classes=np.unique(labels))
+        sums[begin + 50] = model.progressive_loss_ * (begin + 50)
+    return model, [sums[stop] for stop in stops]
+
+
+@pytest.mark.parametrize("length", [TRIAL_EXAMPLES, 100])
+def test_the_trial_ends_after_its_examples(monkeypatch, length):
+    # the model kept is the one of least loss over the trial's second half,
+    # and it goes on alone; with a trial of 100 examples, on rows where 40
+    # leads over that half and 10 from the start, and later (the case that
+    # tells them apart)
+    monkeypatch.setattr(trial_module, "TRIAL_EXAMPLES", length)
+    X, labels = text_like(length + 300, 2, seed=1 if length == TRIAL_EXAMPLES else 11)
+    runs = {start: losses_at(start, X, labels, [length // 2, length, length + 300])
+            for start in STARTS}
+    best = min(STARTS, key=lambda start: runs[start][1][1] - runs[start][1][0])
+    if length == 100:
+        assert best == 40.0
+        assert min(STARTS, key=lambda start: runs[start][1][1]) == 10.0
+        assert min(STARTS, key=lambda start: runs[start][1][2] - runs[start][1][1]) == 10.0
+    model = stream(SketchedOnlineClassifier(random_state=0), X[:length], labels[:length])
     assert model._trial is None
-    stream(model, X[TRIAL_EXAMPLES:], labels[TRIAL_EXAMPLES:])
+    stream(model, X[length:], labels[length:])
     assert model.update_rule_.adagrad_start_ == best
-    assert_same_model(model, at_the_end[best])
+    assert_same_model(model, runs[best][0])
 
 
 def test_fit_chooses_by_its_first_pass():
-    # fit's trial ends with its first pass, whose progressive loss decides
+    # fit's trial ends with its first pass, whose second half decides
     X, labels = text_like(300, 3, seed=2)
-    first_pass = {start: given(start, max_iter=1, shuffle=False).fit(X, labels)
-                  for start in STARTS}
-    best = min(STARTS, key=lambda start: first_pass[start].progressive_loss_)
-    model = SketchedOnlineClassifier(max_iter=3, random_state=0).fit(X, labels)
+    halves = {start: losses_at(start, X, labels, [150, 300])[1] for start in STARTS}
+    best = min(STARTS, key=lambda start: halves[start][1] - halves[start][0])
+    model = SketchedOnlineClassifier(max_iter=3, shuffle=False, random_state=0).fit(X, labels)
     assert model.update_rule_.adagrad_start_ == best
-    assert_same_model(model, given(best, max_iter=3).fit(X, labels))
+    assert_same_model(model, given(best, max_iter=3, shuffle=False).fit(X, labels))
 
 
 def test_no_trial_where_adagrads_units_are_not_used_or_the_start_is_given():
@@ -122,8 +137,8 @@ def test_a_failed_call_within_the_trial_changes_nothing(monkeypatch, d):
         assert (journal is not None) == (d > 1000)
     follow = SketchedOnlineClassifier._follow_trial
 
-    def fail_once_learned(self, sums, pass_ended):
-        follow(self, sums, pass_ended)
+    def fail_once_learned(self, sums):
+        follow(self, sums)
         if self._n_positive == X.shape[0]:
             raise ValueError("a stand-in for any failure once the call has learned")
 
@@ -147,3 +162,62 @@ def test_a_model_pickled_within_the_trial_goes_on_with_it():
     for learner in (model, copied):
         stream(learner, X[150:], labels[150:])
     assert_same_model(copied, model)
+
+
+class Interrupted(Exception):
+    """A stand-in for any failure that is not a divergence (an interrupt)."""
+
+
+@pytest.mark.parametrize("where", ["a rival's block", "after the trial ended",
+                                   "a rival's snapshot"])
+def test_a_call_that_fails_while_rivals_learn_changes_nothing(monkeypatch, where):
+    X, labels = text_like(TRIAL_EXAMPLES + 100, 3, d=4000)
+    split = TRIAL_EXAMPLES - 50 if where == "after the trial ended" else 200
+    model = stream(SketchedOnlineClassifier(random_state=0), X[:split], labels[:split])
+    check, calls = SketchedOnlineClassifier._check_block, []
+    snapshot = SketchedOnlineNewton._partial_snapshot
+
+    def fail(self, *args):
+        calls.append(self._trial is None)
+        # the first rival's first block, or the first block once the trial ended
+        if (len(calls) == 2) if where == "a rival's block" else calls[-1]:
+            raise Interrupted
+        check(self, *args)
+
+    def fail_at_the_second(self, *args):  # (once the first has added its journal)
+        calls.append(None)
+        if len(calls) == 2:
+            raise Interrupted
+        return snapshot(self, *args)
+
+    before = pickle.dumps(model)
+    if where == "a rival's snapshot":
+        monkeypatch.setattr(SketchedOnlineNewton, "_partial_snapshot", fail_at_the_second)
+    else:
+        monkeypatch.setattr(SketchedOnlineClassifier, "_check_block", fail)
+    with pytest.raises(Interrupted):  # (a call of 100 rows: the models save by journal)
+        model.partial_fit(X[split:split + 100], labels[split:split + 100])
+    assert pickle.dumps(model) == before
+    monkeypatch.setattr(SketchedOnlineClassifier, "_check_block", check)
+    monkeypatch.setattr(SketchedOnlineNewton, "_partial_snapshot", snapshot)
+    stream(model, X[split:], labels[split:])
+    assert_same_model(model, stream(SketchedOnlineClassifier(random_state=0), X, labels))
+
+
+def test_a_rival_that_diverges_leaves_the_trial(monkeypatch):
+    # the model in force has not diverged: the call goes on without the rival,
+    # as a trial of the other starts would
+    learn = SketchedOnlineNewton._partial_fit
+
+    def diverges_at_160(self, *args):
+        if self.adagrad_start_ == 160.0:
+            raise np.linalg.LinAlgError("a stand-in for a rival's divergence")
+        return learn(self, *args)
+
+    monkeypatch.setattr(SketchedOnlineNewton, "_partial_fit", diverges_at_160)
+    monkeypatch.setattr(SketchedOnlineNewton, "_ADAGRAD_START_EXAMPLES", (40.0, 160.0, 10.0))
+    X, labels = text_like(300, 3)
+    model = stream(SketchedOnlineClassifier(random_state=0), X, labels)
+    assert [rival["value"] for rival in model._trial.rivals] in ([10.0], [40.0])
+    monkeypatch.setattr(SketchedOnlineNewton, "_ADAGRAD_START_EXAMPLES", (40.0, 10.0))
+    assert_same_model(model, stream(SketchedOnlineClassifier(random_state=0), X, labels))
