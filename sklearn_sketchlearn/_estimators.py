@@ -450,9 +450,9 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
                 counts = self._positive_counts(sample_weight, permutation, n_samples)
                 # the progressive sums of each model learned (see _each_model)
                 sums = np.zeros((1 + len(self._trial.rivals) if self._trial else 1, 3))
-                if all_data and self._trial is not None:  # (it ends with this pass)
-                    self._trial.length = min(self._trial.length, self._n_positive + (
-                        n_samples if sample_weight is None else np.count_nonzero(sample_weight)))
+                if all_data and self._trial is not None:  # (fit's: its first pass)
+                    self._trial.length = self._n_positive + (
+                        n_samples if sample_weight is None else np.count_nonzero(sample_weight))
                 begin = 0
                 while begin < n_samples:
                     stop = begin + self._block_length(begin, n_samples, counts)

@@ -94,14 +94,21 @@ def test_the_trial_ends_after_its_examples(monkeypatch, length):
     assert_same_model(model, runs[best][0])
 
 
-def test_fit_chooses_by_its_first_pass():
-    # fit's trial ends with its first pass, whose second half decides
-    X, labels = text_like(300, 3, seed=2)
-    halves = {start: losses_at(start, X, labels, [150, 300])[1] for start in STARTS}
-    best = min(STARTS, key=lambda start: halves[start][1] - halves[start][0])
-    model = SketchedOnlineClassifier(max_iter=3, shuffle=False, random_state=0).fit(X, labels)
+def test_fit_chooses_by_its_first_pass(monkeypatch):
+    # fit's trial is its first pass, however long, whose second half decides
+    # (here where a trial of 100 examples would keep another start)
+    monkeypatch.setattr(trial_module, "TRIAL_EXAMPLES", 100)
+    X, labels = text_like(600, 2, seed=1)
+    # (FD's sketch: fit of two classes at 401 weights would take the exact one)
+    losses = {start: losses_at(start, X, labels, [50, 100, 300, 600], sketch="fast_rfd")[1]
+              for start in STARTS}
+    best = min(STARTS, key=lambda start: losses[start][3] - losses[start][2])
+    assert best != min(STARTS, key=lambda start: losses[start][1] - losses[start][0])
+    model = SketchedOnlineClassifier(sketch="fast_rfd", max_iter=3, shuffle=False,
+                                     random_state=0).fit(X, labels)
     assert model.update_rule_.adagrad_start_ == best
-    assert_same_model(model, given(best, max_iter=3, shuffle=False).fit(X, labels))
+    assert_same_model(model, given(best, sketch="fast_rfd", max_iter=3,
+                                   shuffle=False).fit(X, labels))
 
 
 def test_no_trial_where_adagrads_units_are_not_used_or_the_start_is_given():
