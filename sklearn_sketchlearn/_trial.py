@@ -5,25 +5,23 @@ data tells it in advance (how strongly SON's AdaGrad units hold a feature it
 has met a few times: on text whose classes lie in rare words, weakly; on
 hashed phrases whose rare features are noise, strongly), the estimator learns
 one model per candidate value side by side from the first example on, each
-predicting every example before it learns it, and keeps the model whose
-progressive loss is least: the model held by the estimator is always the
-leader so far, and the others (its rivals) are dropped once the trial ends,
-after ``TRIAL_EXAMPLES`` examples of a stream, or with ``fit``'s first pass
-(which knows its length: the benchmarks' tuning by progressive loss, over
-one pass, and a choice that the late examples make, below). From the
-trial's middle on, the leader is the model of least loss since the middle:
-the first examples measure how fast a model starts, where a weak prior wins,
-more than how well it goes on (on a9a, over no sketch, the weakest start
-led over the first 1,000 examples, and the strongest over the pass, with
-held-out accuracy 0.848 against 0.839 and log loss 0.338 against 0.367; a
-trial of 1,000 examples kept the weakest, this one keeps 40, 0.846 and
-0.350; on imitations of w8a, 30,000 rows of 300 binary features, 10 led
-through 4,000 examples and 40 over the pass: a stream's trial keeps 10,
-0.950 and 0.948 held out against 0.954 and 0.949, and ``fit``'s keeps 40).
-It is progressive validation
-of a small grid (Blum, Kalai & Langford, 1999), which is how
-``benchmarks/defaults.py`` tunes, at the price of learning the grid's models
-over the trial only.
+predicting every example before it learns it: progressive validation of a
+small grid (Blum, Kalai & Langford, 1999), which is how
+``benchmarks/defaults.py`` tunes. The model the estimator holds is always the
+leader so far; the others, its rivals, are dropped when the trial ends: after
+``TRIAL_EXAMPLES`` examples of a stream, or with ``fit``'s first pass, whose
+length ``fit`` knows.
+
+From the trial's middle on, the leader is the model of least loss since the
+middle: the first examples measure how fast a model starts, where a weak
+prior wins, more than how well it goes on. On a9a over no sketch the weakest
+start led the first 1,000 examples and the strongest the pass (held-out
+accuracy 0.839 against 0.848); the second half of 2,000 examples keeps 40
+(0.846). Where the examples far outnumber the features the late examples can
+still turn the choice: on imitations of w8a (30,000 rows of 300 binary
+features) a stream's trial keeps 10 where 40 leads over the pass (0.950 and
+0.948 held out against 0.954 and 0.949), and ``fit``'s, its whole first
+pass, keeps 40.
 """
 
 import numpy as np
