@@ -228,3 +228,30 @@ def test_a_rival_that_diverges_leaves_the_trial(monkeypatch):
     assert [rival["value"] for rival in model._trial.rivals] in ([10.0], [40.0])
     monkeypatch.setattr(SketchedOnlineNewton, "_ADAGRAD_START_EXAMPLES", (40.0, 10.0))
     assert_same_model(model, stream(SketchedOnlineClassifier(random_state=0), X, labels))
+
+
+def test_rows_of_weight_zero_change_nothing_in_the_trial(monkeypatch):
+    # the trial counts examples of positive weight (its middle and end, and
+    # fit's first pass): rows of weight 0 inserted anywhere leave the model,
+    # the start kept and the progressive loss as without them
+    monkeypatch.setattr(trial_module, "TRIAL_EXAMPLES", 100)
+    X, labels = text_like(300, 3, seed=3)
+    order = np.sort(np.r_[np.arange(300), np.arange(7, 300, 11)])  # some rows twice
+    weights = np.r_[1.0, np.diff(order) != 0]  # (the second copy weighs 0)
+    X_with, labels_with = X[order], labels[order]
+    labels_with[weights == 0] = (labels_with[weights == 0] + 1) % 3  # (and lies)
+    without = stream(SketchedOnlineClassifier(random_state=0), X, labels)
+    model = SketchedOnlineClassifier(random_state=0)
+    for begin in range(0, len(labels_with), 50):
+        model.partial_fit(X_with[begin:begin + 50], labels_with[begin:begin + 50],
+                          classes=np.unique(labels), sample_weight=weights[begin:begin + 50])
+    assert model.update_rule_.adagrad_start_ == without.update_rule_.adagrad_start_
+    np.testing.assert_allclose(model.coef_, without.coef_, rtol=1e-12, atol=1e-14)
+    assert model.progressive_loss_ == pytest.approx(without.progressive_loss_, rel=1e-12)
+    fitted = {w: SketchedOnlineClassifier(max_iter=2, shuffle=False, random_state=0).fit(
+        *((X_with, labels_with) if w else (X, labels)), sample_weight=weights if w else None)
+        for w in (True, False)}
+    np.testing.assert_allclose(fitted[True].coef_, fitted[False].coef_, rtol=1e-12, atol=1e-14)
+    one_pass = SketchedOnlineClassifier(max_iter=1, random_state=0).fit(X_with, labels_with,
+                                                                        sample_weight=weights)
+    assert one_pass._trial is None  # (it ended with the pass's last example of weight)
