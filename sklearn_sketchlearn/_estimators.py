@@ -519,9 +519,9 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
                     self._n_positive += order.size
                     self._follow_trial(sums)
                     begin = stop
-                for rival, rival_sums in zip(self._trial.rivals, sums[1:], strict=True) if (
-                        self._trial is not None) else ():
-                    rival["_progressive_sums"] = rival["_progressive_sums"] + rival_sums
+                if self._trial is not None:
+                    for rival, rival_sums in zip(self._trial.rivals, sums[1:], strict=True):
+                        rival["_progressive_sums"] = rival["_progressive_sums"] + rival_sums
                 epoch_loss = self._record_progress(sums[0])
                 if all_data:
                     self._fit_passes += 1
@@ -560,7 +560,7 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         self._state, rival["_state"] = rival["_state"], self._state
         self._progressive_sums, rival["_progressive_sums"] = (rival["_progressive_sums"],
                                                               self._progressive_sums)
-        self._block_model, rival["_block_model"] = (rival.get("_block_model"),
+        self._block_model, rival["_block_model"] = (rival["_block_model"],
                                                     self.__dict__.get("_block_model"))
         self._published = None
 

@@ -56,7 +56,8 @@ class Trial:
         self.name = name
         self.length = TRIAL_EXAMPLES  # (fit's is its first pass)
         self.rivals = [{"value": value, "_state": _copied(state),
-                        "_progressive_sums": np.zeros(3)} for value in values]
+                        "_progressive_sums": np.zeros(3), "_block_model": None}
+                       for value in values]
         self.losses = np.zeros(1 + len(values))
         self.halfway = False
 

@@ -675,7 +675,7 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
 
     def _adagrad_start(self, loss, settings):
         """Where AdaGrad's ``D_j`` starts, per square of feature ``j``'s first
-        non-zero (and per unit of its row's weight): ``_ADAGRAD_START_EXAMPLES``
+        non-zero (and per unit of its row's weight): ``adagrad_start_``
         examples' curvature weight ``c^2`` (``g_hat = c x``) at the margin
         ``m`` a model of zeros gives every example, its mean over the targets
         +-1 as weighted by the probabilities ``q = 1 / (1 + exp(-m))`` and
