@@ -213,7 +213,7 @@ def shrink_buffer(rows, gram, floats, n_rows, rank, x, projected, spectrum, basi
 @jit
 def ada_fd_ridge(kind, missed, sketch_ridge, regularized, floats, counts, n_features, rank):
     """``rho`` of the sketch's Gram estimate ``rho I + S^T S`` (see
-    :func:`ada_fd_pass`'s ``params``).
+    :func:`ada_fd_kernel`'s ``params``).
 
     The paper's is the sketch's own ridge (RFD's ``alpha0``) and
     ``regularized`` times half FD's total shrink ``Delta`` (RFD's ``alpha =
@@ -287,140 +287,157 @@ def ffd_add_gradient(rows, gram, spectrum, basis, counts, c, x, squared_norm, pr
     return n_rows
 
 
-@jit(inline=True)
-def ada_fd_pass(kind, chunk, state, params, decisions):
-    """One pass of ADA-FD over a chunk, in the order given by ``chunk``'s ``order``.
+def ada_fd_kernel(kind):
+    """ADA-FD's pass over a chunk for the sketch ``kind``, as a function for
+    :func:`~._pairings.partial_fit_kernel` to compile. The constants are those of
+    its closure, which numba folds before typing: a pairing compiles only its
+    own branches (helpers that branch on ``kind`` into heavy code are
+    ``inline=True`` for that reason; see ``_jit``).
 
     Parameters
     ----------
     kind : int
         The sketch's code (``FREQUENT_DIRECTIONS``, ...).
-    chunk : tuple
-        ``(X, data, indices, indptr, is_sparse, order, y, sample_weight,
-        offsets)``: the ``i``-th example learned is row ``order[i]`` of the
-        chunk, with target ``y[i]``, weight ``sample_weight[i]`` and the loss
-        taken at its prediction less ``offsets[i]`` (a multinomial class's
-        margin against the others; 0 otherwise).
-    state : tuple
-        ``(weights, gradient_sum, rows, gram, eigenvalues, dense, factor,
-        counts, floats, gram_eigenvalues, gram_eigenvectors, sketch_weights,
-        form, touched, versions, maps, folds, slot_gradient_sum)``, modified
-        in place; ``gram_eigenvalues`` and ``gram_eigenvectors`` hold the
-        eigendecomposition of the leading block of ``gram`` in use (FD: kept
-        current row by row; RP: recomputed); the last seven hold the sparse
-        form (``_ada_fd_sparse``), not read here.
-    params : tuple
-        ``(rank, regularized, sketch_ridge, loss_code, epsilon, eta, delta,
-        dual, oja_eta0, oja_constant, fit_intercept, missed, limit_steps,
-        sparse)`` (``limit_steps``: a mirror step that would move the
-        example's prediction past its minimum stops there,
-        :func:`~._losses.step_factor`; ``sparse``, last: CSR rows take the
-        sparse form, ``_ada_fd_sparse``). The sketch's
-        Gram estimate is ``rho I + S^T S`` (:func:`ada_fd_ridge`): ``rho =
-        sketch_ridge + regularized * shrinkage / 2`` (RFD's ``alpha``; FD's
-        whole shrink with ``regularized = 2``), and when ``missed`` the
-        curvature the sketch missed (``floats[1]``: for Oja and random
-        projections ``sum_s |g_s|^2 - |P_s g_s|^2``, ``P_s`` the projection
-        onto the sketch's rows before ``g_s``; for FD the mass its shrinks
-        removed) spread over the directions that can hold it
-        (:func:`missed_per_direction`; ``floats[2]`` counts FD's examples),
-        added over Oja and random projections and in the place of FD's
-        shrink where smaller; Oja's directions then also turn by
-        their own curvature (:func:`oja_small_update`), as under SON's
-        adaptive ridge: the paper's ``Gamma = gamma I`` turns them by about
-        ``gamma |g|^2`` radians, and the loss's slope on a row with an
-        outlier can be 1e5.
-    decisions : ndarray of shape (n_samples,)
-        Filled with each example's prediction before it is learned.
 
     Returns
     -------
-    n_learned : int
-        Examples learned (fewer if a prediction stopped being finite).
+    ada_fd_pass : function
+        ``ada_fd_pass(chunk, state, params, decisions)``.
     """
-    X, data, indices, indptr, is_sparse, order, y, sample_weight, offsets = chunk
-    (weights, gradient_sum, rows, gram, eigenvalues, dense, factor, counts, floats,
-     gram_eigenvalues, gram_eigenvectors) = state[:11]
-    (rank, regularized, sketch_ridge, loss_code, epsilon, eta, delta, dual,
-     oja_eta0, oja_constant, fit_intercept, missed) = params[:12]
-    limit_steps = params[12]
 
-    n_features = weights.shape[0]
-    capacity = rows.shape[0]
-    x = np.empty(n_features)
-    ghat = np.empty(n_features)
-    solved = np.empty(n_features)
-    projected = np.zeros(capacity)
-    work = np.zeros(capacity)
-    shrink_first = capacity == rank  # row-by-row FD: ADA-FD; doubling: ADA-FFD
-    spectrum = eigenvalues if kind == OJA else gram_eigenvalues
+    def ada_fd_pass(chunk, state, params, decisions):
+        """One pass of ADA-FD over a chunk, in the order given by ``chunk``'s ``order``.
 
-    for i in range(order.shape[0]):
-        row = order[i]
-        load_example(row, X, data, indices, indptr, is_sparse, fit_intercept, x)
-        weight, target = sample_weight[i], y[i]
-        prediction = dot(weights, x)
-        if not np.isfinite(prediction):
-            return i
-        decisions[i] = prediction
-        floats[2] += 1.0  # examples learned (FD's t, ada_fd_ridge)
-        slope = weight * loss_derivative(loss_code, prediction - offsets[i], target, epsilon)
-        if dual and kind == FREQUENT_DIRECTIONS and not shrink_first and counts[0] == capacity:
-            # ADA-FFD's shrink after the dual step, deferred past the next
-            # prediction: the same arithmetic, but a move of the units between the
-            # two (the estimator's) meets the buffer as the sparse form, which
-            # cannot shrink before that prediction, holds it (_ada_fd_sparse)
-            counts[0] = shrink_buffer(rows, gram, floats, capacity, rank, x, projected,
-                                      gram_eigenvalues, gram_eigenvectors)
+        Parameters
+        ----------
+        chunk : tuple
+            ``(X, data, indices, indptr, is_sparse, order, y, sample_weight,
+            offsets)``: the ``i``-th example learned is row ``order[i]`` of the
+            chunk, with target ``y[i]``, weight ``sample_weight[i]`` and the loss
+            taken at its prediction less ``offsets[i]`` (a multinomial class's
+            margin against the others; 0 otherwise).
+        state : tuple
+            ``(weights, gradient_sum, rows, gram, eigenvalues, dense, factor,
+            counts, floats, gram_eigenvalues, gram_eigenvectors, sketch_weights,
+            form, touched, versions, maps, folds, slot_gradient_sum)``, modified
+            in place; ``gram_eigenvalues`` and ``gram_eigenvectors`` hold the
+            eigendecomposition of the leading block of ``gram`` in use (FD: kept
+            current row by row; RP: recomputed); the last seven hold the sparse
+            form (``_ada_fd_sparse``), not read here.
+        params : tuple
+            ``(rank, regularized, sketch_ridge, loss_code, epsilon, eta, delta,
+            dual, oja_eta0, oja_constant, fit_intercept, missed, limit_steps,
+            sparse)`` (``limit_steps``: a mirror step that would move the
+            example's prediction past its minimum stops there,
+            :func:`~._losses.step_factor`; ``sparse``, last: CSR rows take the
+            sparse form, ``_ada_fd_sparse``). The sketch's
+            Gram estimate is ``rho I + S^T S`` (:func:`ada_fd_ridge`): ``rho =
+            sketch_ridge + regularized * shrinkage / 2`` (RFD's ``alpha``; FD's
+            whole shrink with ``regularized = 2``), and when ``missed`` the
+            curvature the sketch missed (``floats[1]``: for Oja and random
+            projections ``sum_s |g_s|^2 - |P_s g_s|^2``, ``P_s`` the projection
+            onto the sketch's rows before ``g_s``; for FD the mass its shrinks
+            removed) spread over the directions that can hold it
+            (:func:`missed_per_direction`; ``floats[2]`` counts FD's examples),
+            added over Oja and random projections and in the place of FD's
+            shrink where smaller; Oja's directions then also turn by
+            their own curvature (:func:`oja_small_update`), as under SON's
+            adaptive ridge: the paper's ``Gamma = gamma I`` turns them by about
+            ``gamma |g|^2`` radians, and the loss's slope on a row with an
+            outlier can be 1e5.
+        decisions : ndarray of shape (n_samples,)
+            Filled with each example's prediction before it is learned.
 
-        n_before = counts[0] if kind == FREQUENT_DIRECTIONS else capacity
-        n_rows = n_before
-        if kind == EXACT:
-            for j in range(n_features):
-                for k in range(n_features):
-                    dense[j, k] += slope * slope * x[j] * x[k]
-        else:
-            matvec(rows, n_rows, x, projected)
-            if missed and (kind == OJA or kind == RANDOM_PROJECTION) and slope != 0.0:
-                floats[1] += slope * slope * residual_off_sketch(
-                    kind, x, projected, factor, spectrum, gram_eigenvectors, n_rows)
-            if kind == FREQUENT_DIRECTIONS and not shrink_first:
-                n_rows = ffd_add_gradient(rows, gram, gram_eigenvalues, gram_eigenvectors,
-                                          counts, slope, x, dot(x, x), projected, ghat, work)
+        Returns
+        -------
+        n_learned : int
+            Examples learned (fewer if a prediction stopped being finite).
+        """
+        X, data, indices, indptr, is_sparse, order, y, sample_weight, offsets = chunk
+        (weights, gradient_sum, rows, gram, eigenvalues, dense, factor, counts, floats,
+         gram_eigenvalues, gram_eigenvectors) = state[:11]
+        (rank, regularized, sketch_ridge, loss_code, epsilon, eta, delta, dual,
+         oja_eta0, oja_constant, fit_intercept, missed) = params[:12]
+        limit_steps = params[12]
+
+        n_features = weights.shape[0]
+        capacity = rows.shape[0]
+        x = np.empty(n_features)
+        ghat = np.empty(n_features)
+        solved = np.empty(n_features)
+        projected = np.zeros(capacity)
+        work = np.zeros(capacity)
+        shrink_first = capacity == rank  # row-by-row FD: ADA-FD; doubling: ADA-FFD
+        spectrum = eigenvalues if kind == OJA else gram_eigenvalues
+
+        for i in range(order.shape[0]):
+            row = order[i]
+            load_example(row, X, data, indices, indptr, is_sparse, fit_intercept, x)
+            weight, target = sample_weight[i], y[i]
+            prediction = dot(weights, x)
+            if not np.isfinite(prediction):
+                return i
+            decisions[i] = prediction
+            floats[2] += 1.0  # examples learned (FD's t, ada_fd_ridge)
+            slope = weight * loss_derivative(loss_code, prediction - offsets[i], target, epsilon)
+            if dual and kind == FREQUENT_DIRECTIONS and not shrink_first and counts[0] == capacity:
+                # ADA-FFD's shrink after the dual step, deferred past the next
+                # prediction: the same arithmetic, but a move of the units between the
+                # two (the estimator's) meets the buffer as the sparse form, which
+                # cannot shrink before that prediction, holds it (_ada_fd_sparse)
+                counts[0] = shrink_buffer(rows, gram, floats, capacity, rank, x, projected,
+                                          gram_eigenvalues, gram_eigenvectors)
+
+            n_before = counts[0] if kind == FREQUENT_DIRECTIONS else capacity
+            n_rows = n_before
+            if kind == EXACT:
+                for j in range(n_features):
+                    for k in range(n_features):
+                        dense[j, k] += slope * slope * x[j] * x[k]
             else:
-                n_rows = sketch_append(kind, rows, gram, eigenvalues, factor, counts, slope, x,
-                                       dot(x, x), projected, ghat, work, oja_eta0, oja_constant,
-                                       missed)
-        full = kind == FREQUENT_DIRECTIONS and n_rows == capacity
-        if full and shrink_first:
-            n_rows = shrink_buffer(rows, gram, floats, n_rows, rank, x, projected,
-                                   gram_eigenvalues, gram_eigenvectors)
-            counts[0] = n_rows
-        elif kind == FREQUENT_DIRECTIONS and shrink_first and n_rows > n_before:
-            bordered_eigh_update(gram_eigenvalues, gram_eigenvectors, n_before,
-                                 gram[:n_before, n_before], gram[n_before, n_before])
-        elif kind == RANDOM_PROJECTION and (dual or slope != 0.0):
-            lam, vectors = np.linalg.eigh(gram)  # every entry moves at every step
-            copy_into(lam, gram_eigenvalues)
-            copy_block(vectors, gram_eigenvectors)
-        rho = ada_fd_ridge(kind, missed, sketch_ridge, regularized, floats, counts, n_features,
-                           rank)
+                matvec(rows, n_rows, x, projected)
+                if missed and (kind == OJA or kind == RANDOM_PROJECTION) and slope != 0.0:
+                    floats[1] += slope * slope * residual_off_sketch(
+                        kind, x, projected, factor, spectrum, gram_eigenvectors, n_rows)
+                if kind == FREQUENT_DIRECTIONS and not shrink_first:
+                    n_rows = ffd_add_gradient(rows, gram, gram_eigenvalues, gram_eigenvectors,
+                                              counts, slope, x, dot(x, x), projected, ghat, work)
+                else:
+                    n_rows = sketch_append(kind, rows, gram, eigenvalues, factor, counts, slope, x,
+                                           dot(x, x), projected, ghat, work, oja_eta0, oja_constant,
+                                           missed)
+            full = kind == FREQUENT_DIRECTIONS and n_rows == capacity
+            if full and shrink_first:
+                n_rows = shrink_buffer(rows, gram, floats, n_rows, rank, x, projected,
+                                       gram_eigenvalues, gram_eigenvectors)
+                counts[0] = n_rows
+            elif kind == FREQUENT_DIRECTIONS and shrink_first and n_rows > n_before:
+                bordered_eigh_update(gram_eigenvalues, gram_eigenvectors, n_before,
+                                     gram[:n_before, n_before], gram[n_before, n_before])
+            elif kind == RANDOM_PROJECTION and (dual or slope != 0.0):
+                lam, vectors = np.linalg.eigh(gram)  # every entry moves at every step
+                copy_into(lam, gram_eigenvalues)
+                copy_block(vectors, gram_eigenvectors)
+            rho = ada_fd_ridge(kind, missed, sketch_ridge, regularized, floats, counts, n_features,
+                               rank)
 
-        if dual:
-            axpy(slope, x, gradient_sum)
-            matvec(rows, n_rows, gradient_sum, projected)
-            adagrad_solve(kind, rows, spectrum, gram_eigenvectors, dense, factor, n_rows,
-                          counts[0], rho, delta, gradient_sum, projected, work, solved)
-            scale_into(-eta, solved, weights)
-        elif slope != 0.0:
-            adagrad_solve(kind, rows, spectrum, gram_eigenvectors, dense, factor, n_rows,
-                          counts[0], rho, delta, x, projected, work, solved)
-            moved = eta * dot(x, solved) if limit_steps else 0.0
-            limit = step_factor(loss_code, prediction - offsets[i], target, epsilon, slope,
-                                moved, limit_steps)
-            axpy(-eta * slope * limit, solved, weights)
+            if dual:
+                axpy(slope, x, gradient_sum)
+                matvec(rows, n_rows, gradient_sum, projected)
+                adagrad_solve(kind, rows, spectrum, gram_eigenvectors, dense, factor, n_rows,
+                              counts[0], rho, delta, gradient_sum, projected, work, solved)
+                scale_into(-eta, solved, weights)
+            elif slope != 0.0:
+                adagrad_solve(kind, rows, spectrum, gram_eigenvectors, dense, factor, n_rows,
+                              counts[0], rho, delta, x, projected, work, solved)
+                moved = eta * dot(x, solved) if limit_steps else 0.0
+                limit = step_factor(loss_code, prediction - offsets[i], target, epsilon, slope,
+                                    moved, limit_steps)
+                axpy(-eta * slope * limit, solved, weights)
 
-        if full and not shrink_first and not dual:
-            counts[0] = shrink_buffer(rows, gram, floats, n_rows, rank, x, projected,
-                                      gram_eigenvalues, gram_eigenvectors)
-    return order.shape[0]
+            if full and not shrink_first and not dual:
+                counts[0] = shrink_buffer(rows, gram, floats, n_rows, rank, x, projected,
+                                          gram_eigenvalues, gram_eigenvectors)
+        return order.shape[0]
+
+    return ada_fd_pass

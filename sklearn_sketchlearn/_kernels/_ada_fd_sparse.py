@@ -26,7 +26,7 @@ maps ``Z g_bar`` in ``O(m s + m^2)``). ``w_bar`` is zero but for what it
 carries to the next prediction (the weights when the state entered the form,
 a move of the units), which that step drops. ADA-FFD's shrink after a dual
 step waits for the next prediction, in the dense form too (see
-``ada_fd_pass``): before it, the shrink would have to fold ``b`` into
+``ada_fd_kernel``): before it, the shrink would have to fold ``b`` into
 ``w_bar`` on every column. CSR rows over Oja's sketch take the dense form (not
 done: its rank-one changes of the rows would fit the form, as SON's do, but a
 move of the units makes its directions orthonormal again over all ``d``
@@ -37,7 +37,6 @@ import numpy as np
 
 from ._ada_fd import (
     SPAN_TOLERANCE,
-    ada_fd_pass,
     ada_fd_ridge,
     along_rows,
     held_mass,
@@ -54,7 +53,6 @@ from ._lowrank import spectrum_weights
 from ._sketch_updates import FREQUENT_DIRECTIONS, RANDOM_PROJECTION, rp_draw, rp_gram_update
 from ._son_sparse import (
     CARRY,
-    SPARSE,
     TOP,
     TOUCHED,
     buffer_to_slot,
@@ -74,29 +72,6 @@ from ._son_sparse import (
 
 # The entry of ``floats`` that holds the dual step's ``sigma = -eta / c_0``
 DUAL_SCALE = 8
-
-
-@jit(inline=True)
-def ada_fd_pass_by_form(kind, dense_only, chunk, state, params, decisions):
-    """:func:`~._ada_fd.ada_fd_pass`, with CSR rows in the sparse form where
-    the caller asks for it (``params[-1]``; over FD or RP) and the state moved
-    between the forms as the rows require. ``dense_only``: the pass without
-    the sparse form, a constant of the compiled kernel (see ``_pairings``), for
-    rows in the dense form on a state that is not in the sparse form."""
-    if (kind == FREQUENT_DIRECTIONS or kind == RANDOM_PROJECTION) and not dense_only:
-        (weights, gradient_sum, rows, gram, eigenvalues, dense, factor, counts, floats,
-         gram_eigenvalues, gram_eigenvectors, sketch_weights, form, touched, versions, maps,
-         folds, slot_gradient_sum) = state
-        if params[-1]:
-            if form[SPARSE] == 0:
-                enter_ada_sparse_form(kind, params[7], rows, counts, gradient_sum,
-                                      sketch_weights, form, touched, versions, floats,
-                                      slot_gradient_sum)
-            return ada_fd_sparse_pass(kind, chunk, state, params, decisions)
-        if form[SPARSE] == 1:
-            leave_ada_sparse_form(kind, rows, weights, gradient_sum, sketch_weights, factor,
-                                  form, versions, maps, folds, floats)
-    return ada_fd_pass(kind, chunk, state, params, decisions)
 
 
 @jit
@@ -127,172 +102,192 @@ def leave_ada_sparse_form(kind, rows, weights, gradient_sum, sketch_weights, fac
     form[CARRY] = 0
 
 
-@jit(inline=True)
-def ada_fd_sparse_pass(kind, chunk, state, params, decisions):
-    """One pass of ADA-FD over FD's buffer or a random projection (``kind``) on
-    CSR rows, the state in the sparse form; the arguments and the return value
-    are :func:`~._ada_fd.ada_fd_pass`'s (``chunk``'s rows CSR), and it learns
-    the same model to rounding."""
-    X, data, indices, indptr, is_sparse, order, y, sample_weight, offsets = chunk
-    (weights, gradient_sum, rows, gram, eigenvalues, dense, factor, counts, floats,
-     gram_eigenvalues, gram_eigenvectors, sketch_weights, form, touched, versions, maps,
-     folds, slot_gradient_sum) = state
-    (rank, regularized, sketch_ridge, loss_code, epsilon, eta, delta, dual,
-     oja_eta0, oja_constant, fit_intercept, missed, limit_steps, sparse) = params
+def ada_fd_sparse_kernel(kind):
+    """ADA-FD's pass over CSR rows in the sparse form, for FD's buffer or a random
+    projection (``kind``), as a function for
+    :func:`~._pairings.partial_fit_kernel` to compile. The constants are those of
+    its closure, which numba folds before typing: a pairing compiles only its
+    own branches (helpers that branch on ``kind`` into heavy code are
+    ``inline=True`` for that reason; see ``_jit``).
 
-    n_features = weights.shape[0]
-    capacity = rows.shape[0]
-    columns = rows.reshape((n_features, capacity))
-    shrink_first = capacity == rank  # row-by-row FD: ADA-FD; doubling: ADA-FFD
-    cols = np.empty(n_features, dtype=np.int64)
-    vals = np.empty(n_features)
-    no_units = np.empty((0, 0))
-    slot_products = np.zeros(capacity)
-    slot_coefficients = np.zeros(capacity)
-    projected = np.zeros(capacity)
-    row_coefficients = np.zeros(capacity)
-    no_shifts = np.zeros(capacity)  # (and no step along the slots)
-    shifts = np.zeros(capacity)  # RP: S <- S + shifts x^T
-    r = np.zeros(capacity)
-    # the slot products a shrink carries along: Z g_bar under dual averaging
-    carried = slot_gradient_sum.reshape((1, capacity)) if dual else np.zeros((0, capacity))
-    buffer_sum = np.zeros(capacity)  # S g_bar
+    Parameters
+    ----------
+    kind : int
+        The sketch's code (``FREQUENT_DIRECTIONS``, ...).
 
-    for i in range(order.shape[0]):
-        nnz = load_sparse_example(order[i], data, indices, indptr, fit_intercept, n_features,
-                                  cols, vals)
-        prefetch_example(cols, nnz, columns, weights, versions, no_units)
-        catch_up_columns(cols, nnz, columns, weights, versions, maps, folds, form)
-        prediction, squared_norm = sparse_products(columns, weights, sketch_weights, capacity,
-                                                   cols, vals, nnz, slot_products)
-        along_sum = 0.0  # g_bar^T x
-        if dual:
-            for p in range(nnz):
-                along_sum += gradient_sum[cols[p]] * vals[p]
-            prediction += floats[DUAL_SCALE] * along_sum
-        if not np.isfinite(prediction):
-            return i
-        decisions[i] = prediction
-        floats[2] += 1.0  # examples learned (ada_fd_ridge)
-        slope = sample_weight[i] * loss_derivative(loss_code, prediction - offsets[i], y[i],
-                                                   epsilon)
-        if dual:
-            # the weights are recomputed below: w_bar's carry and b go, and the
-            # sketch changes without w_bar absorbing anything
-            if form[CARRY]:
-                weights[:] = 0.0
-                form[CARRY] = 0
-            sketch_weights[:] = 0.0
-            if kind == FREQUENT_DIRECTIONS and not shrink_first and counts[0] == capacity:
-                # ADA-FFD's shrink after the last step (see ada_fd_pass)
-                shrink_within_example(columns, gram, factor, sketch_weights, weights, form,
-                                      touched, capacity, rank, versions, maps, folds, floats,
-                                      counts, gram_eigenvalues, gram_eigenvectors, carried,
-                                      cols, vals, nnz, slot_products)
-        n_rows = counts[0] if kind == FREQUENT_DIRECTIONS else capacity
-        slot_to_buffer(slot_products, factor, form[TOP], n_rows, projected)
+    Returns
+    -------
+    ada_fd_sparse_pass : function
+        ``ada_fd_sparse_pass(chunk, state, params, decisions)``.
+    """
 
-        if kind == RANDOM_PROJECTION:
-            if missed and slope != 0.0:  # the curvature off the rows (see ada_fd_pass)
-                floats[1] += slope * slope * max(squared_norm - span_captured(
-                    gram_eigenvalues, gram_eigenvectors, n_rows, projected), 0.0)
-            rp_draw(np.uint64(counts[1]), counts[0], r)
-            counts[0] += 1
-            for j in range(n_rows):
-                shifts[j] = r[j] * slope
-            if slope != 0.0:  # S <- S + r (slope x)^T
-                rp_gram_update(gram, projected, r, slope, squared_norm, n_rows)
-                for j in range(n_rows):
-                    projected[j] += shifts[j] * squared_norm
-                lam, vectors = np.linalg.eigh(gram)  # every entry moves
-                copy_into(lam, gram_eigenvalues)
-                copy_block(vectors, gram_eigenvectors)
-                if dual:  # (the mirror step shifts the rows with its step)
-                    if not sparse_update(columns, weights, sketch_weights, cols, vals, nnz, 0.0,
-                                         no_shifts, shifts, n_rows, -1, 0.0, 0, touched, form):
-                        return i
-                    for j in range(n_rows):
-                        slot_products[j] = projected[j]
-                        slot_gradient_sum[j] += shifts[j] * along_sum
-        elif slope != 0.0 and (shrink_first or leaves_span(gram_eigenvalues, gram_eigenvectors,
-                                                           n_rows, projected, squared_norm)):
-            # g = slope x becomes a row: border the Gram matrix, write it into Z
-            for j in range(n_rows):
-                gram[j, n_rows] = slope * projected[j]
-                gram[n_rows, j] = slope * projected[j]
-            gram[n_rows, n_rows] = slope * slope * squared_norm
-            if not sparse_update(columns, weights, sketch_weights, cols, vals, nnz, 0.0,
-                                 no_shifts, no_shifts, n_rows, n_rows, slope,
-                                 form[TOP], touched, form):
-                return i
-            projected[n_rows] = slope * squared_norm
-            slot_products[n_rows] = slope * squared_norm
-            slot_gradient_sum[n_rows] = slope * along_sum
-            counts[0] = n_rows + 1
-            if shrink_first and n_rows + 1 == capacity:  # ADA-FD shrinks before the step
-                shrink_within_example(columns, gram, factor, sketch_weights, weights, form,
-                                      touched, capacity, rank, versions, maps, folds, floats,
-                                      counts, gram_eigenvalues, gram_eigenvectors, carried,
-                                      cols, vals, nnz, slot_products)
-                slot_to_buffer(slot_products, factor, form[TOP], counts[0], projected)
-            else:
-                bordered_eigh_update(gram_eigenvalues, gram_eigenvectors, n_rows,
-                                     gram[:n_rows, n_rows], gram[n_rows, n_rows])
-        elif slope != 0.0:
-            fold_into_span(gram, factor, form, gram_eigenvalues, gram_eigenvectors, n_rows,
-                           projected, slope)
-        if kind == FREQUENT_DIRECTIONS:
-            n_rows = counts[0]
+    def ada_fd_sparse_pass(chunk, state, params, decisions):
+        """One pass of ADA-FD on CSR rows, the state in the sparse form; the
+        arguments and the return value are those of :func:`~._ada_fd.ada_fd_kernel`'s
+        pass (``chunk``'s rows CSR), and it learns the same model to rounding."""
+        X, data, indices, indptr, is_sparse, order, y, sample_weight, offsets = chunk
+        (weights, gradient_sum, rows, gram, eigenvalues, dense, factor, counts, floats,
+         gram_eigenvalues, gram_eigenvectors, sketch_weights, form, touched, versions, maps,
+         folds, slot_gradient_sum) = state
+        (rank, regularized, sketch_ridge, loss_code, epsilon, eta, delta, dual,
+         oja_eta0, oja_constant, fit_intercept, missed, limit_steps, sparse) = params
 
-        rho = ada_fd_ridge(kind, missed, sketch_ridge, regularized, floats, counts, n_features,
-                           rank)
-        if dual:  # w = -eta (g_bar / c + S^T U diag(psi) U^T S g_bar)
-            if slope != 0.0:
-                written = 0.0
+        n_features = weights.shape[0]
+        capacity = rows.shape[0]
+        columns = rows.reshape((n_features, capacity))
+        shrink_first = capacity == rank  # row-by-row FD: ADA-FD; doubling: ADA-FFD
+        cols = np.empty(n_features, dtype=np.int64)
+        vals = np.empty(n_features)
+        no_units = np.empty((0, 0))
+        slot_products = np.zeros(capacity)
+        slot_coefficients = np.zeros(capacity)
+        projected = np.zeros(capacity)
+        row_coefficients = np.zeros(capacity)
+        no_shifts = np.zeros(capacity)  # (and no step along the slots)
+        shifts = np.zeros(capacity)  # RP: S <- S + shifts x^T
+        r = np.zeros(capacity)
+        # the slot products a shrink carries along: Z g_bar under dual averaging
+        carried = slot_gradient_sum.reshape((1, capacity)) if dual else np.zeros((0, capacity))
+        buffer_sum = np.zeros(capacity)  # S g_bar
+
+        for i in range(order.shape[0]):
+            nnz = load_sparse_example(order[i], data, indices, indptr, fit_intercept, n_features,
+                                      cols, vals)
+            prefetch_example(cols, nnz, columns, weights, versions, no_units)
+            catch_up_columns(cols, nnz, columns, weights, versions, maps, folds, form)
+            prediction, squared_norm = sparse_products(columns, weights, sketch_weights, capacity,
+                                                       cols, vals, nnz, slot_products)
+            along_sum = 0.0  # g_bar^T x
+            if dual:
                 for p in range(nnz):
-                    gradient_sum[cols[p]] += slope * vals[p]
-                    written += gradient_sum[cols[p]]
-                if not np.isfinite(written):
+                    along_sum += gradient_sum[cols[p]] * vals[p]
+                prediction += floats[DUAL_SCALE] * along_sum
+            if not np.isfinite(prediction):
+                return i
+            decisions[i] = prediction
+            floats[2] += 1.0  # examples learned (ada_fd_ridge)
+            slope = sample_weight[i] * loss_derivative(loss_code, prediction - offsets[i], y[i],
+                                                       epsilon)
+            if dual:
+                # the weights are recomputed below: w_bar's carry and b go, and the
+                # sketch changes without w_bar absorbing anything
+                if form[CARRY]:
+                    weights[:] = 0.0
+                    form[CARRY] = 0
+                sketch_weights[:] = 0.0
+                if kind == FREQUENT_DIRECTIONS and not shrink_first and counts[0] == capacity:
+                    # ADA-FFD's shrink after the last step (see ada_fd_kernel)
+                    shrink_within_example(columns, gram, factor, sketch_weights, weights, form,
+                                          touched, capacity, rank, versions, maps, folds, floats,
+                                          counts, gram_eigenvalues, gram_eigenvectors, carried,
+                                          cols, vals, nnz, slot_products)
+            n_rows = counts[0] if kind == FREQUENT_DIRECTIONS else capacity
+            slot_to_buffer(slot_products, factor, form[TOP], n_rows, projected)
+
+            if kind == RANDOM_PROJECTION:
+                if missed and slope != 0.0:  # the curvature off the rows (see ada_fd_kernel)
+                    floats[1] += slope * slope * max(squared_norm - span_captured(
+                        gram_eigenvalues, gram_eigenvectors, n_rows, projected), 0.0)
+                rp_draw(np.uint64(counts[1]), counts[0], r)
+                counts[0] += 1
+                for j in range(n_rows):
+                    shifts[j] = r[j] * slope
+                if slope != 0.0:  # S <- S + r (slope x)^T
+                    rp_gram_update(gram, projected, r, slope, squared_norm, n_rows)
+                    for j in range(n_rows):
+                        projected[j] += shifts[j] * squared_norm
+                    lam, vectors = np.linalg.eigh(gram)  # every entry moves
+                    copy_into(lam, gram_eigenvalues)
+                    copy_block(vectors, gram_eigenvectors)
+                    if dual:  # (the mirror step shifts the rows with its step)
+                        if not sparse_update(columns, weights, sketch_weights, cols, vals, nnz, 0.0,
+                                             no_shifts, shifts, n_rows, -1, 0.0, 0, touched, form):
+                            return i
+                        for j in range(n_rows):
+                            slot_products[j] = projected[j]
+                            slot_gradient_sum[j] += shifts[j] * along_sum
+            elif slope != 0.0 and (shrink_first or leaves_span(gram_eigenvalues, gram_eigenvectors,
+                                                               n_rows, projected, squared_norm)):
+                # g = slope x becomes a row: border the Gram matrix, write it into Z
+                for j in range(n_rows):
+                    gram[j, n_rows] = slope * projected[j]
+                    gram[n_rows, j] = slope * projected[j]
+                gram[n_rows, n_rows] = slope * slope * squared_norm
+                if not sparse_update(columns, weights, sketch_weights, cols, vals, nnz, 0.0,
+                                     no_shifts, no_shifts, n_rows, n_rows, slope,
+                                     form[TOP], touched, form):
                     return i
-                for j in range(capacity):
-                    slot_gradient_sum[j] += slope * slot_products[j]
-            psi, c = spectrum_weights(gram_eigenvalues[:n_rows], rho, delta, 0.5)
-            slot_to_buffer(slot_gradient_sum, factor, form[TOP], n_rows, buffer_sum)
-            along_rows(gram_eigenvectors, psi, buffer_sum, -eta, n_rows, row_coefficients)
-            buffer_to_slot(row_coefficients, factor, form[TOP], n_rows, sketch_weights)
-            floats[DUAL_SCALE] = -eta / c
-            if not np.isfinite(floats[DUAL_SCALE] + dot(sketch_weights, sketch_weights)):
-                return i
-        elif slope != 0.0:  # w -= eta slope (x / c + S^T U diag(psi) U^T S x)
-            psi, c = spectrum_weights(gram_eigenvalues[:n_rows], rho, delta, 0.5)
-            along_rows(gram_eigenvectors, psi, projected, -eta * slope, n_rows, row_coefficients)
-            x_coefficient = eta * slope / c
-            # the step moves the prediction by -x_coefficient |x|^2 + (S x)^T
-            # row_coefficients (computed only when the limit needs it)
-            moved = (x_coefficient * squared_norm
-                     - dot(projected[:n_rows], row_coefficients[:n_rows])) / slope if (
-                limit_steps) else 0.0
-            limit = step_factor(loss_code, prediction - offsets[i], y[i], epsilon, slope, moved,
-                                limit_steps)
-            x_coefficient *= limit
-            row_coefficients[:n_rows] *= limit
-            if kind == RANDOM_PROJECTION:  # the new rows carry shifts x^T on the old ones
-                x_coefficient -= dot(shifts[:n_rows], row_coefficients[:n_rows])
-            if not sparse_step(columns, weights, sketch_weights, cols, vals, nnz,
-                               x_coefficient, row_coefficients,
-                               shifts if kind == RANDOM_PROJECTION else no_shifts, n_rows, -1,
-                               0.0, factor, touched, form, slot_coefficients):
-                return i
-        if dual:  # (b is solved afresh: nothing to fold; ADA-FFD's shrink waits, above)
-            continue
-        if kind == RANDOM_PROJECTION:
-            fold_if_cancelling(columns, weights, sketch_weights, gram, versions, maps, folds,
-                               floats, form)
-        elif not shrink_first and n_rows == capacity:  # ADA-FFD shrinks after it
-            shrink_and_reset(columns, gram, factor, sketch_weights, weights, form, touched,
-                             capacity, rank, versions, maps, folds, floats, counts,
-                             gram_eigenvalues, gram_eigenvectors, carried)
-    return order.shape[0]
+                projected[n_rows] = slope * squared_norm
+                slot_products[n_rows] = slope * squared_norm
+                slot_gradient_sum[n_rows] = slope * along_sum
+                counts[0] = n_rows + 1
+                if shrink_first and n_rows + 1 == capacity:  # ADA-FD shrinks before the step
+                    shrink_within_example(columns, gram, factor, sketch_weights, weights, form,
+                                          touched, capacity, rank, versions, maps, folds, floats,
+                                          counts, gram_eigenvalues, gram_eigenvectors, carried,
+                                          cols, vals, nnz, slot_products)
+                    slot_to_buffer(slot_products, factor, form[TOP], counts[0], projected)
+                else:
+                    bordered_eigh_update(gram_eigenvalues, gram_eigenvectors, n_rows,
+                                         gram[:n_rows, n_rows], gram[n_rows, n_rows])
+            elif slope != 0.0:
+                fold_into_span(gram, factor, form, gram_eigenvalues, gram_eigenvectors, n_rows,
+                               projected, slope)
+            if kind == FREQUENT_DIRECTIONS:
+                n_rows = counts[0]
+
+            rho = ada_fd_ridge(kind, missed, sketch_ridge, regularized, floats, counts, n_features,
+                               rank)
+            if dual:  # w = -eta (g_bar / c + S^T U diag(psi) U^T S g_bar)
+                if slope != 0.0:
+                    written = 0.0
+                    for p in range(nnz):
+                        gradient_sum[cols[p]] += slope * vals[p]
+                        written += gradient_sum[cols[p]]
+                    if not np.isfinite(written):
+                        return i
+                    for j in range(capacity):
+                        slot_gradient_sum[j] += slope * slot_products[j]
+                psi, c = spectrum_weights(gram_eigenvalues[:n_rows], rho, delta, 0.5)
+                slot_to_buffer(slot_gradient_sum, factor, form[TOP], n_rows, buffer_sum)
+                along_rows(gram_eigenvectors, psi, buffer_sum, -eta, n_rows, row_coefficients)
+                buffer_to_slot(row_coefficients, factor, form[TOP], n_rows, sketch_weights)
+                floats[DUAL_SCALE] = -eta / c
+                if not np.isfinite(floats[DUAL_SCALE] + dot(sketch_weights, sketch_weights)):
+                    return i
+            elif slope != 0.0:  # w -= eta slope (x / c + S^T U diag(psi) U^T S x)
+                psi, c = spectrum_weights(gram_eigenvalues[:n_rows], rho, delta, 0.5)
+                along_rows(gram_eigenvectors, psi, projected, -eta * slope, n_rows,
+                           row_coefficients)
+                x_coefficient = eta * slope / c
+                # the step moves the prediction by -x_coefficient |x|^2 + (S x)^T
+                # row_coefficients (computed only when the limit needs it)
+                moved = (x_coefficient * squared_norm
+                         - dot(projected[:n_rows], row_coefficients[:n_rows])) / slope if (
+                    limit_steps) else 0.0
+                limit = step_factor(loss_code, prediction - offsets[i], y[i], epsilon, slope, moved,
+                                    limit_steps)
+                x_coefficient *= limit
+                row_coefficients[:n_rows] *= limit
+                if kind == RANDOM_PROJECTION:  # the new rows carry shifts x^T on the old ones
+                    x_coefficient -= dot(shifts[:n_rows], row_coefficients[:n_rows])
+                if not sparse_step(columns, weights, sketch_weights, cols, vals, nnz,
+                                   x_coefficient, row_coefficients,
+                                   shifts if kind == RANDOM_PROJECTION else no_shifts, n_rows, -1,
+                                   0.0, factor, touched, form, slot_coefficients):
+                    return i
+            if dual:  # (b is solved afresh: nothing to fold; ADA-FFD's shrink waits, above)
+                continue
+            if kind == RANDOM_PROJECTION:
+                fold_if_cancelling(columns, weights, sketch_weights, gram, versions, maps, folds,
+                                   floats, form)
+            elif not shrink_first and n_rows == capacity:  # ADA-FFD shrinks after it
+                shrink_and_reset(columns, gram, factor, sketch_weights, weights, form, touched,
+                                 capacity, rank, versions, maps, folds, floats, counts,
+                                 gram_eigenvalues, gram_eigenvectors, carried)
+        return order.shape[0]
+
+    return ada_fd_sparse_pass
 
 
 @jit

@@ -66,13 +66,15 @@ default classifier), so the kernels are written to compile little:
   left out compiles the callee once more (``omitted``): the kernels pass
   every argument.
 * One sketch per compile. A learner's pass serves every sketch and branches on
-  its ``kind``; it is written as ``@jit(inline=True) def <rule>_pass(kind,
-  chunk, state, params, decisions)`` and called through
-  :func:`~._pairings.partial_fit_kernel`, whose closure fixes ``kind``, so
-  that numba prunes the other sketches' branches before typing them. A helper
-  that branches on ``kind`` into heavy code is ``inline=True`` as well: a
-  function compiled on its own compiles all its branches (numba prunes on
-  constants of the function being compiled; a literal argument is not enough).
+  its ``kind``; it is written as the closure ``<rule>_pass(chunk, state,
+  params, decisions)`` returned by ``<rule>_kernel(kind, ...)``, which
+  :func:`~._pairings.partial_fit_kernel` compiles, so that numba prunes the
+  other sketches' branches before typing them (not as a function inlined
+  into such a closure: numba's inliner copies the IR in time that grows with
+  blocks times variables, 2 s of SON's pass). A helper that branches on
+  ``kind`` into heavy code is ``inline=True``: a function compiled on its
+  own compiles all its branches (numba prunes on constants of the function
+  being compiled; a literal argument is not enough).
   A closure may hold only plain values (numbers, strings): numba keys its
   cache entry by their pickle, and a dispatcher's pickle changes with every
   process, so the cache would never hit. Each closure gets a name of its own,
@@ -84,7 +86,7 @@ default classifier), so the kernels are written to compile little:
 * A change to any kernel module invalidates every cached kernel. numba
   stamps a function's cache entries with a digest of its own source file,
   but a kernel's machine code holds copies of its callees from the other
-  modules (and the passes inlined into the pairings' closures): after a callee
+  modules (and the helpers inlined into them): after a callee
   changed (an edit, a ``git checkout``), the old machine code was loaded and
   ran the old arithmetic, without a word (SON's default kernel over the
   exact sketch: weights 16% off after one chunk, measured). The package's

@@ -148,131 +148,149 @@ def regularizer_eigenvalue_range(kind, rows, eigenvalues, dense, factor, n_rows,
     return smallest, largest
 
 
-@jit(inline=True)
-def sdrogd_pass(kind, chunk, state, params, decisions):
-    """One pass of SDROGD over a chunk, in the order given by ``chunk``'s ``order``.
+def sdrogd_kernel(kind):
+    """SDROGD's pass over a chunk for the sketch ``kind``, as a function for
+    :func:`~._pairings.partial_fit_kernel` to compile. The constants are those of
+    its closure, which numba folds before typing: a pairing compiles only its
+    own branches (helpers that branch on ``kind`` into heavy code are
+    ``inline=True`` for that reason; see ``_jit``).
 
     Parameters
     ----------
     kind : int
         The sketch's code (``FREQUENT_DIRECTIONS``, ...).
-    chunk : tuple
-        ``(X, data, indices, indptr, is_sparse, order, y, sample_weight,
-        offsets)``: the ``i``-th example learned is row ``order[i]``, with
-        target ``y[i]`` (+-1 for a binary model, a class index otherwise) and
-        weight ``sample_weight[i]``; ``offsets`` (zeros) are for the rules that
-        learn a class at a time.
-    state : tuple
-        ``(weights, batch_gradient, class_sums, class_counts, rows, gram,
-        eigenvalues, dense, factor, counts, floats, steps)``, modified in place;
-        ``steps`` holds ``[examples in the current batch, examples in the
-        batches before it]``.
-    params : tuple
-        ``(rank, regularized, sketch_ridge, oja_eta0, oja_constant, lam,
-        within, batch_size, pegasos, eta0, stabilize, fit_intercept)``
-        (``batch_size`` 0: :func:`growing_batch_size`). With
-        ``stabilize``, ``lam`` is raised to ``-lambda_min(R_hat)`` whenever
-        ``lam I + R_hat`` would be indefinite (the paper's convexity
-        condition), so that the objective stays bounded below.
-    decisions : ndarray of shape (n_outputs, n_samples)
-        Filled with each example's scores before it is learned.
 
     Returns
     -------
-    n_learned : int
-        Examples learned (fewer if a score stopped being finite).
+    sdrogd_pass : function
+        ``sdrogd_pass(chunk, state, params, decisions)``.
     """
-    X, data, indices, indptr, is_sparse, order, y, sample_weight, _ = chunk
-    (weights, batch_gradient, class_sums, class_counts, rows, gram, eigenvalues, dense, factor,
-     counts, floats, steps) = state
-    (rank, regularized, sketch_ridge, oja_eta0, oja_constant, lam, within, batch_size,
-     pegasos, eta0, stabilize, fit_intercept) = params
 
-    n_outputs, n_features = weights.shape
-    capacity = rows.shape[0]
-    x = np.empty(n_features)
-    ghat = np.empty(n_features)
-    projected = np.zeros(capacity)
-    work = np.zeros(capacity)
-    scores = np.empty(n_outputs)
-    mean = np.empty(n_features)
-    regularizer = np.empty(n_features)
-    applied = np.empty(n_features)
+    def sdrogd_pass(chunk, state, params, decisions):
+        """One pass of SDROGD over a chunk, in the order given by ``chunk``'s ``order``.
 
-    for i in range(order.shape[0]):
-        row = order[i]
-        load_example(row, X, data, indices, indptr, is_sparse, fit_intercept, x)
-        weight, target = sample_weight[i], y[i]
-        for k in range(n_outputs):
-            scores[k] = dot(weights[k], x)
-            if not np.isfinite(scores[k]):
-                return i
-            decisions[k, i] = scores[k]
+        Parameters
+        ----------
+        chunk : tuple
+            ``(X, data, indices, indptr, is_sparse, order, y, sample_weight,
+            offsets)``: the ``i``-th example learned is row ``order[i]``, with
+            target ``y[i]`` (+-1 for a binary model, a class index otherwise) and
+            weight ``sample_weight[i]``; ``offsets`` (zeros) are for the rules that
+            learn a class at a time.
+        state : tuple
+            ``(weights, batch_gradient, class_sums, class_counts, rows, gram,
+            eigenvalues, dense, factor, counts, floats, steps)``, modified in place;
+            ``steps`` holds ``[examples in the current batch, examples in the
+            batches before it]``.
+        params : tuple
+            ``(rank, regularized, sketch_ridge, oja_eta0, oja_constant, lam,
+            within, batch_size, pegasos, eta0, stabilize, fit_intercept)``
+            (``batch_size`` 0: :func:`growing_batch_size`). With
+            ``stabilize``, ``lam`` is raised to ``-lambda_min(R_hat)`` whenever
+            ``lam I + R_hat`` would be indefinite (the paper's convexity
+            condition), so that the objective stays bounded below.
+        decisions : ndarray of shape (n_outputs, n_samples)
+            Filled with each example's scores before it is learned.
 
-        # Hinge subgradient at the batch's starting weights.
-        if n_outputs == 1:
-            label = 1 if target > 0 else 0
-            if target * scores[0] < 1.0:
-                axpy(-weight * target, x, batch_gradient[0])
-        else:
-            label = int(target)
-            rival, best = -1, -np.inf
+        Returns
+        -------
+        n_learned : int
+            Examples learned (fewer if a score stopped being finite).
+        """
+        X, data, indices, indptr, is_sparse, order, y, sample_weight, _ = chunk
+        (weights, batch_gradient, class_sums, class_counts, rows, gram, eigenvalues, dense, factor,
+         counts, floats, steps) = state
+        (rank, regularized, sketch_ridge, oja_eta0, oja_constant, lam, within, batch_size,
+         pegasos, eta0, stabilize, fit_intercept) = params
+
+        n_outputs, n_features = weights.shape
+        capacity = rows.shape[0]
+        x = np.empty(n_features)
+        ghat = np.empty(n_features)
+        projected = np.zeros(capacity)
+        work = np.zeros(capacity)
+        scores = np.empty(n_outputs)
+        mean = np.empty(n_features)
+        regularizer = np.empty(n_features)
+        applied = np.empty(n_features)
+
+        for i in range(order.shape[0]):
+            row = order[i]
+            load_example(row, X, data, indices, indptr, is_sparse, fit_intercept, x)
+            weight, target = sample_weight[i], y[i]
             for k in range(n_outputs):
-                if k != label and scores[k] > best:
-                    rival, best = k, scores[k]
-            if 1.0 + best - scores[label] > 0.0:
-                axpy(-weight, x, batch_gradient[label])
-                axpy(weight, x, batch_gradient[rival])
+                scores[k] = dot(weights[k], x)
+                if not np.isfinite(scores[k]):
+                    return i
+                decisions[k, i] = scores[k]
 
-        # Statistics: the sketch of the inputs and the class sums.
-        axpy(weight, x, class_sums[label])
-        class_counts[label] += weight
-        if kind != NO_SKETCH and kind != EXACT:
+            # Hinge subgradient at the batch's starting weights.
+            if n_outputs == 1:
+                label = 1 if target > 0 else 0
+                if target * scores[0] < 1.0:
+                    axpy(-weight * target, x, batch_gradient[0])
+            else:
+                label = int(target)
+                rival, best = -1, -np.inf
+                for k in range(n_outputs):
+                    if k != label and scores[k] > best:
+                        rival, best = k, scores[k]
+                if 1.0 + best - scores[label] > 0.0:
+                    axpy(-weight, x, batch_gradient[label])
+                    axpy(weight, x, batch_gradient[rival])
+
+            # Statistics: the sketch of the inputs and the class sums.
+            axpy(weight, x, class_sums[label])
+            class_counts[label] += weight
+            if kind != NO_SKETCH and kind != EXACT:
+                n_rows = counts[0] if kind == FREQUENT_DIRECTIONS else capacity
+                matvec(rows, n_rows, x, projected)
+                # Oja's directions turn by their own curvature: the sketch does not
+                # depend on the scale of the sample weights
+                n_rows = sketch_append(kind, rows, gram, eigenvalues, factor, counts,
+                                       np.sqrt(weight), x, dot(x, x), projected, ghat, work,
+                                       oja_eta0, oja_constant, True)
+                if kind == FREQUENT_DIRECTIONS and n_rows == capacity:
+                    counts[0] = fd_shrink_and_project(rows, gram, floats, n_rows, rank, x,
+                                                      projected)
+            elif kind == EXACT:
+                for j in range(n_features):
+                    for k in range(n_features):
+                        dense[j, k] += weight * x[j] * x[k]
+
+            steps[0] += 1
+            size = batch_size if batch_size > 0 else growing_batch_size(steps[1])
+            if steps[0] < size:
+                continue
+            t = (steps[1] + steps[0]) / size
+            step = 1.0 / (lam * t) if pegasos else eta0 / t
+            total = class_counts.sum()
             n_rows = counts[0] if kind == FREQUENT_DIRECTIONS else capacity
-            matvec(rows, n_rows, x, projected)
-            # Oja's directions turn by their own curvature: the sketch does not
-            # depend on the scale of the sample weights
-            n_rows = sketch_append(kind, rows, gram, eigenvalues, factor, counts,
-                                   np.sqrt(weight), x, dot(x, x), projected, ghat, work,
-                                   oja_eta0, oja_constant, True)
-            if kind == FREQUENT_DIRECTIONS and n_rows == capacity:
-                counts[0] = fd_shrink_and_project(rows, gram, floats, n_rows, rank, x, projected)
-        elif kind == EXACT:
-            for j in range(n_features):
-                for k in range(n_features):
-                    dense[j, k] += weight * x[j] * x[k]
+            rho = sketch_ridge + regularized * floats[0] / 2.0
+            mean[:] = 0.0
+            for c in range(class_sums.shape[0]):
+                axpy(1.0 / total, class_sums[c], mean)
+            strength = lam
+            if stabilize and kind != NO_SKETCH:
+                smallest, largest = regularizer_eigenvalue_range(
+                    kind, rows, eigenvalues, dense, factor, n_rows, counts[0], rho, within,
+                    class_sums, class_counts, total, mean)
+                strength = max(lam, -smallest)
+                # a step through curvature L overshoots past 1 / L: cap it there
+                if strength + largest > 0.0:
+                    step = min(step, 1.0 / (strength + largest))
+            for k in range(n_outputs):
+                regularizer[:] = 0.0
+                if kind != NO_SKETCH:
+                    regularizer_apply(kind, rows, eigenvalues, dense, factor, n_rows, counts[0],
+                                      rho, within, class_sums, class_counts, total, mean,
+                                      weights[k], applied, regularizer)
+                for j in range(n_features):
+                    weights[k, j] -= step * (strength * weights[k, j] + regularizer[j]
+                                             + batch_gradient[k, j] / size)
+            batch_gradient[:] = 0.0
+            steps[1] += steps[0]
+            steps[0] = 0
+        return order.shape[0]
 
-        steps[0] += 1
-        size = batch_size if batch_size > 0 else growing_batch_size(steps[1])
-        if steps[0] < size:
-            continue
-        t = (steps[1] + steps[0]) / size
-        step = 1.0 / (lam * t) if pegasos else eta0 / t
-        total = class_counts.sum()
-        n_rows = counts[0] if kind == FREQUENT_DIRECTIONS else capacity
-        rho = sketch_ridge + regularized * floats[0] / 2.0
-        mean[:] = 0.0
-        for c in range(class_sums.shape[0]):
-            axpy(1.0 / total, class_sums[c], mean)
-        strength = lam
-        if stabilize and kind != NO_SKETCH:
-            smallest, largest = regularizer_eigenvalue_range(
-                kind, rows, eigenvalues, dense, factor, n_rows, counts[0], rho, within,
-                class_sums, class_counts, total, mean)
-            strength = max(lam, -smallest)
-            # a step through curvature L overshoots past 1 / L: cap it there
-            if strength + largest > 0.0:
-                step = min(step, 1.0 / (strength + largest))
-        for k in range(n_outputs):
-            regularizer[:] = 0.0
-            if kind != NO_SKETCH:
-                regularizer_apply(kind, rows, eigenvalues, dense, factor, n_rows, counts[0], rho,
-                                  within, class_sums, class_counts, total, mean, weights[k],
-                                  applied, regularizer)
-            for j in range(n_features):
-                weights[k, j] -= step * (strength * weights[k, j] + regularizer[j]
-                                         + batch_gradient[k, j] / size)
-        batch_gradient[:] = 0.0
-        steps[1] += steps[0]
-        steps[0] = 0
-    return order.shape[0]
+    return sdrogd_pass

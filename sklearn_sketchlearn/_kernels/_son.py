@@ -617,465 +617,483 @@ def son_set_form(sparse, kind, state):
         transpose_units(scale, np.False_)
 
 
-@jit(inline=True)
-def son_pass(kind, dense_only, chunk, state, params, decisions):
-    """One pass of SON over a chunk, in the order given by ``chunk``'s ``order``.
+def son_kernel(kind, dense_only):
+    """SON's pass over a chunk for the sketch ``kind``, as a function for
+    :func:`~._pairings.partial_fit_kernel` to compile. The constants are those of
+    its closure, which numba folds before typing: a pairing compiles only its
+    own branches (helpers that branch on ``kind`` into heavy code are
+    ``inline=True`` for that reason; see ``_jit``).
 
     Parameters
     ----------
     kind : int
         The sketch's code (``FREQUENT_DIRECTIONS``, ...).
     dense_only : bool
-        The pass without the sparse form (a constant of the compiled kernel:
-        see ``_pairings``): the rows take the dense form, and the state is
-        not in the sparse form.
-    chunk : tuple
-        ``(X, data, indices, indptr, is_sparse, order, y, sample_weight,
-        offsets)``: the ``i``-th example learned is row ``order[i]`` of the
-        chunk, with target ``y[i]``, weight ``sample_weight[i]`` and the loss
-        taken at its prediction less ``offsets[i]`` (a multinomial class's
-        margin against the others; 0 otherwise).
-    state : tuple
-        ``(weights, rows, gram, cholesky, eigenvalues, dense, factor, counts,
-        floats, scale, sketch_weights, form, touched, versions, maps, folds,
-        journal)``, modified in place.
-        ``counts[0]`` holds the FD rows in use, Oja's ``t`` or the RP counter;
-        ``counts[1]`` the RP seed; ``floats`` FD's total shrink, ``sum
-        |g_hat|^2``, the missed mass, the number of sketched gradients (of rows
-        not ``repeated``), the largest ``|y|`` learned, the number of examples
-        seen, the exact sketch's ridge, ``|Z^T b|^2`` at the sparse form's last fold, the
-        targets' unit (``target_units``; 0 until a target is not 0), the
-        count of the targets' non-zero magnitudes and their running log median,
-        the features that took units, the weight of ``fit``'s passes that
-        the exact sketch's ridge holds (``SketchedOnlineNewton._grow_floor``)
-        and the sum of the curvature vectors' weights ``c^2``
-        (:func:`capped_prior_step`).
-        ``sketch_weights``, ``form``, ``touched``, ``versions``, ``maps`` and
-        ``folds`` hold the sparse form (``_son_sparse``), in which ``weights``
-        is ``w_bar``; ``journal`` is where the sparse form saves the entries of
-        each feature before the call first changes them (``save_columns``).
-    params : tuple
-        ``(rank, ridge_params, loss_code, epsilon, bound, target_bound,
-        sigma, gauss_newton, eta0, power_t, oja_eta0, oja_constant,
-        fit_intercept, scaling, t_start, sparse_form, target_units,
-        log_loss_max_step, repeated, after_fit_passes, prior_growth, pass_weight,
-        adagrad_start)``; see
-        :func:`son_ridge`
-        for ``ridge_params``.
-        ``target_bound > 0`` bounds predictions by ``target_bound`` times the
-        largest ``|y|`` learned so far. ``log_loss_max_step``: the log loss's
-        cap on a step's move of its example's margin (``loss_curvature``).
-        ``repeated``: the rows were learned before (``fit``'s later passes), so
-        their curvature vectors span no new directions and are not counted in
-        ``floats[3]``, nor in AdaGrad's ``D`` (``scaling == 1``), which holds
-        each row's curvature once: the weights do not move with ``D``, and a
-        ``D`` grown by every pass (weighted ``2^k``) faded each feature's
-        coefficient pass after pass (a hashed phrase stream: 0.940 held-out
-        accuracy after one pass, 0.854 after ``fit``'s 5; 0.940 with ``D``
-        counted once); ``D`` takes a row at its own weight, the chunk's sample
-        weights divided by ``pass_weight``, the weight that ``fit``'s passes
-        so far gave them (``SketchedOnlineNewton._pass_weight``), so that a
-        ``partial_fit`` or a warm-started ``fit`` after ``fit`` adds its rows
-        as the first pass did; a feature's ``D_j`` starts at ``adagrad_start``
-        times the weight of the row that first meets it and its value there
-        squared (:func:`adagrad_feed`).
-        ``after_fit_passes``: ``fit`` made passes before this
-        call's rows (its later passes, a warm-started ``fit`` or a
-        ``partial_fit`` after it), so the ridge's floor and the log loss's
-        prior may have grown since the last call. ``prior_growth``: the share
-        of the floor (the prior on the weights) that grew just before this
-        call, whose Newton step (:func:`prior_step`) starts it, over the exact
-        sketch once ``A`` took the growth (:func:`grow_exact_prior`).
-        ``sparse_form``: CSR rows take the sparse form (the caller's choice;
-        never over the exact sketch or in centred units). ``target_units``:
-        learn the targets in their running unit (:func:`move_target_unit`);
-        ``decisions`` are in the targets' own units either way.
-    decisions : ndarray of shape (n_samples,)
-        Filled with each example's prediction before it is learned.
+        The pass without the sparse form: the rows take the dense form, and
+        the state is not in the sparse form.
 
     Returns
     -------
-    n_learned : int
-        Examples learned: fewer than the chunk's if a prediction (or, on CSR
-        rows, a value written) stopped being finite (the learner diverged), in
-        which case the pass stops there.
-
-    Notes
-    -----
-    CSR rows take the sparse form (but for the exact sketch and centered
-    units, which are dense by nature): the same arithmetic on ``w = w_bar +
-    Z^T b`` in time independent of ``d``; dense rows take the dense form.
+    son_pass : function
+        ``son_pass(chunk, state, params, decisions)``.
     """
-    X, data, indices, indptr, is_sparse, order, y, sample_weight, offsets = chunk
-    (weights, rows, gram, cholesky, eigenvalues, dense, factor, counts, floats, scale,
-     sketch_weights, form, touched, versions, maps, folds, journal) = state
-    (rank, ridge_params, loss_code, epsilon, bound, target_bound, sigma, gauss_newton,
-     eta0, power_t, oja_eta0, oja_constant, fit_intercept, scaling, t_start, sparse_form,
-     target_units, log_loss_max_step, repeated, after_fit_passes, prior_growth,
-     pass_weight, adagrad_start) = params
-    adaptive = ridge_params[3]
 
-    n_features = weights.shape[0]
-    capacity = rows.shape[0]
-    sparse = False
-    if not dense_only:
-        sparse = is_sparse and sparse_form
-        # (the prior's step below is taken in the dense form)
-        son_set_form(sparse and prior_growth == 0.0, kind, state)
-    columns = rows.reshape((n_features, capacity))
-    # the sparse form's units, scale[k, j] on feature-major memory (see units_by_feature)
-    units = units_by_feature(scale)
-    n_directions = 0 if kind == NO_SKETCH or kind == EXACT else capacity
-    if kind == FREQUENT_DIRECTIONS:
-        n_directions = rank
-    x = np.empty(0 if sparse else n_features)
-    raw = np.empty(n_features)
-    unsettled = np.empty(0 if sparse else n_features, dtype=np.bool_)
-    cols = np.empty(n_features if sparse else 0, dtype=np.int64)
-    vals = np.empty(n_features if sparse else 0)
-    solved = np.empty(0 if sparse else n_features)
-    projected = np.zeros(capacity + 1)
-    slot_products = np.zeros(capacity + 1)
-    coefficients = np.zeros(capacity + 1)
-    row_coefficients = np.zeros(capacity + 1)
-    row_shifts = np.zeros(capacity + 1)
-    slot_coefficients = np.zeros(capacity)
-    no_slot_products = np.zeros((0, capacity))  # (fd_sparse_shrink's: SON carries none)
-    span = np.zeros((capacity, capacity) if kind == FREQUENT_DIRECTIONS else (0, 0))
-    span_solved = np.zeros(capacity)
-    span_rows = -1  # the rows that ``span`` factors (-1: none, to be factored)
-    held = 0.0
-    r = np.zeros(capacity)
-    curvature = np.zeros((n_features, n_features) if kind == EXACT and scaling >= 2 else (0, 0))
-    ridge = son_ridge(ridge_params, floats, n_features, n_directions, kind, counts, eigenvalues,
-                      sketched_mass(kind, gram, counts[0], 0.0))
-    # fit's passes grow the ridge's floor and the log loss's prior
-    # (SketchedOnlineNewton._grow_floor, _ridge_params): FD's and RP's factor of
-    # ridge I + S S^T may hold the last call's ridge
-    held_rows = counts[0] if kind == FREQUENT_DIRECTIONS else capacity
-    if after_fit_passes and ridge > 0.0 and (kind == FREQUENT_DIRECTIONS
-                                             or kind == RANDOM_PROJECTION):
-        factor_with_ridge(gram, held_rows, ridge, cholesky)
-    if prior_growth > 0.0 and ridge > 0.0:
-        # the prior grew with fit's passes (SketchedOnlineNewton._grow_floor): its
-        # Newton step
-        growth = prior_growth * ridge_floor(ridge_params, floats, kind)
-        if kind == EXACT:
-            grow_exact_prior(dense, growth)
-        # capped under the classification losses, whose margins are free of
-        # units (under the regression losses they are the targets')
-        regression = (loss_code == SQUARED_ERROR or loss_code == ABSOLUTE_ERROR
-                      or loss_code == EPSILON_INSENSITIVE)
-        max_move = np.inf if regression else log_loss_max_step
-        prior_step(kind, growth, ridge, weights, rows, held_rows, cholesky, eigenvalues, factor,
-                   counts[0], dense, floats[13], max_move)
-    if not dense_only:
-        son_set_form(sparse, kind, state)
-        if sparse:  # FD's shrink rewrites the columns of the rows appended before the call
-            save_columns(touched, form[TOUCHED], columns, weights, versions, units, journal)
-    nnz = 0
+    def son_pass(chunk, state, params, decisions):
+        """One pass of SON over a chunk, in the order given by ``chunk``'s ``order``.
 
-    for i in range(order.shape[0]):
-        row = order[i]
-        if sparse:
-            nnz = load_sparse_example(row, data, indices, indptr, fit_intercept, n_features,
-                                      cols, vals)
-            prefetch_example(cols, nnz, columns, weights, versions, units)
-            save_columns(cols, nnz, columns, weights, versions, units, journal)
-            catch_up_columns(cols, nnz, columns, weights, versions, maps, folds, form)
-        else:
-            load_example(row, X, data, indices, indptr, is_sparse, fit_intercept, x)
-        weight, target = sample_weight[i], y[i]
-        unit = 1.0
-        if target_units:  # learn y / unit: see move_target_unit
-            unit = move_target_unit(abs(target), weight, weights, sketch_weights, folds,
-                                    floats)
-            target /= unit
-        n_rows = np.int64(0)  # typed (see _jit): a literal compiles its callees twice
+        Parameters
+        ----------
+        chunk : tuple
+            ``(X, data, indices, indptr, is_sparse, order, y, sample_weight,
+            offsets)``: the ``i``-th example learned is row ``order[i]`` of the
+            chunk, with target ``y[i]``, weight ``sample_weight[i]`` and the loss
+            taken at its prediction less ``offsets[i]`` (a multinomial class's
+            margin against the others; 0 otherwise).
+        state : tuple
+            ``(weights, rows, gram, cholesky, eigenvalues, dense, factor, counts,
+            floats, scale, sketch_weights, form, touched, versions, maps, folds,
+            journal)``, modified in place.
+            ``counts[0]`` holds the FD rows in use, Oja's ``t`` or the RP counter;
+            ``counts[1]`` the RP seed; ``floats`` FD's total shrink, ``sum
+            |g_hat|^2``, the missed mass, the number of sketched gradients (of rows
+            not ``repeated``), the largest ``|y|`` learned, the number of examples
+            seen, the exact sketch's ridge, ``|Z^T b|^2`` at the sparse form's last fold, the
+            targets' unit (``target_units``; 0 until a target is not 0), the
+            count of the targets' non-zero magnitudes and their running log median,
+            the features that took units, the weight of ``fit``'s passes that
+            the exact sketch's ridge holds (``SketchedOnlineNewton._grow_floor``)
+            and the sum of the curvature vectors' weights ``c^2``
+            (:func:`capped_prior_step`).
+            ``sketch_weights``, ``form``, ``touched``, ``versions``, ``maps`` and
+            ``folds`` hold the sparse form (``_son_sparse``), in which ``weights``
+            is ``w_bar``; ``journal`` is where the sparse form saves the entries of
+            each feature before the call first changes them (``save_columns``).
+        params : tuple
+            ``(rank, ridge_params, loss_code, epsilon, bound, target_bound,
+            sigma, gauss_newton, eta0, power_t, oja_eta0, oja_constant,
+            fit_intercept, scaling, t_start, sparse_form, target_units,
+            log_loss_max_step, repeated, after_fit_passes, prior_growth, pass_weight,
+            adagrad_start)``; see
+            :func:`son_ridge`
+            for ``ridge_params``.
+            ``target_bound > 0`` bounds predictions by ``target_bound`` times the
+            largest ``|y|`` learned so far. ``log_loss_max_step``: the log loss's
+            cap on a step's move of its example's margin (``loss_curvature``).
+            ``repeated``: the rows were learned before (``fit``'s later passes), so
+            their curvature vectors span no new directions and are not counted in
+            ``floats[3]``, nor in AdaGrad's ``D`` (``scaling == 1``), which holds
+            each row's curvature once: the weights do not move with ``D``, and a
+            ``D`` grown by every pass (weighted ``2^k``) faded each feature's
+            coefficient pass after pass (a hashed phrase stream: 0.940 held-out
+            accuracy after one pass, 0.854 after ``fit``'s 5; 0.940 with ``D``
+            counted once); ``D`` takes a row at its own weight, the chunk's sample
+            weights divided by ``pass_weight``, the weight that ``fit``'s passes
+            so far gave them (``SketchedOnlineNewton._pass_weight``), so that a
+            ``partial_fit`` or a warm-started ``fit`` after ``fit`` adds its rows
+            as the first pass did; a feature's ``D_j`` starts at ``adagrad_start``
+            times the weight of the row that first meets it and its value there
+            squared (:func:`adagrad_feed`).
+            ``after_fit_passes``: ``fit`` made passes before this
+            call's rows (its later passes, a warm-started ``fit`` or a
+            ``partial_fit`` after it), so the ridge's floor and the log loss's
+            prior may have grown since the last call. ``prior_growth``: the share
+            of the floor (the prior on the weights) that grew just before this
+            call, whose Newton step (:func:`prior_step`) starts it, over the exact
+            sketch once ``A`` took the growth (:func:`grow_exact_prior`).
+            ``sparse_form``: CSR rows take the sparse form (the caller's choice;
+            never over the exact sketch or in centred units). ``target_units``:
+            learn the targets in their running unit (:func:`move_target_unit`);
+            ``decisions`` are in the targets' own units either way.
+        decisions : ndarray of shape (n_samples,)
+            Filled with each example's prediction before it is learned.
+
+        Returns
+        -------
+        n_learned : int
+            Examples learned: fewer than the chunk's if a prediction (or, on CSR
+            rows, a value written) stopped being finite (the learner diverged), in
+            which case the pass stops there.
+
+        Notes
+        -----
+        CSR rows take the sparse form (but for the exact sketch and centered
+        units, which are dense by nature): the same arithmetic on ``w = w_bar +
+        Z^T b`` in time independent of ``d``; dense rows take the dense form.
+        """
+        X, data, indices, indptr, is_sparse, order, y, sample_weight, offsets = chunk
+        (weights, rows, gram, cholesky, eigenvalues, dense, factor, counts, floats, scale,
+         sketch_weights, form, touched, versions, maps, folds, journal) = state
+        (rank, ridge_params, loss_code, epsilon, bound, target_bound, sigma, gauss_newton,
+         eta0, power_t, oja_eta0, oja_constant, fit_intercept, scaling, t_start, sparse_form,
+         target_units, log_loss_max_step, repeated, after_fit_passes, prior_growth,
+         pass_weight, adagrad_start) = params
+        adaptive = ridge_params[3]
+
+        n_features = weights.shape[0]
+        capacity = rows.shape[0]
+        sparse = False
+        if not dense_only:
+            sparse = is_sparse and sparse_form
+            # (the prior's step below is taken in the dense form)
+            son_set_form(sparse and prior_growth == 0.0, kind, state)
+        columns = rows.reshape((n_features, capacity))
+        # the sparse form's units, scale[k, j] on feature-major memory (see units_by_feature)
+        units = units_by_feature(scale)
+        n_directions = 0 if kind == NO_SKETCH or kind == EXACT else capacity
         if kind == FREQUENT_DIRECTIONS:
-            n_rows = counts[0]
-        elif kind == OJA or kind == RANDOM_PROJECTION:
-            n_rows = capacity
-        floats[5] += 1.0
-        # AdaGrad's start for a feature this row meets first, in D's weights (a
-        # row of weight 0 meets none)
-        row_start = adagrad_start * weight / pass_weight
-        if sparse:
-            sketch_moved = standardize_sparse_example(
-                kind, cols, vals, nnz, raw, units, floats, scaling, columns, weights,
-                sketch_weights, gram, factor, form[TOP], n_rows, row_start)
-        else:
-            # Oja's rows are directions, not curvature: T would collapse them
-            # while the units are young, so they keep adapting on their own
-            moving = rows[:0] if kind == OJA else rows
-            sketch_moved = standardize_example(x, raw, scale, floats, weights, scaling,
-                                               fit_intercept, moving,
-                                               min(n_rows, moving.shape[0]), gram, dense,
-                                               curvature, unsettled, row_start)
-        if scaling >= 2:  # the curvature totals may have moved with the units, and
-            # features that took units raise the log loss's prior
-            previous = ridge
-            ridge = son_ridge(ridge_params, floats, n_features, n_directions, kind, counts,
-                              eigenvalues, sketched_mass(kind, gram, n_rows, 0.0))
-            # (FD and RP factor ridge I + S S^T: a ridge that moved with no move of
-            # the sketch needs the factor again)
-            sketch_moved = sketch_moved or (ridge != previous and (
-                kind == FREQUENT_DIRECTIONS or kind == RANDOM_PROJECTION))
-        if sketch_moved:
-            span_rows = -1
-            refresh_after_rescale(kind, n_rows, gram, factor, ridge, cholesky, dense,
-                                  curvature, floats[6])
-        if sparse:
-            z, squared_norm = sparse_products(columns, weights, sketch_weights, capacity, cols,
-                                              vals, nnz, slot_products)
-            slot_to_buffer(slot_products, factor, form[TOP], n_rows, projected)
-        else:
-            z, squared_norm = project_rows(rows, n_rows, x, weights, projected)
-
-        # Projection step (Lemma 1): w = u - tau_C(u^T x) A^{-1} x / (x^T A^{-1} x),
-        # after which w^T x = clip(u^T x) exactly. Pending update of u:
-        # u -= x_coefficient x - sum_i row_coefficients_i rows_i (current rows).
-        limit = prediction_limit(bound / unit, target_bound, floats[4])
-        excess = np.sign(z) * max(abs(z) - limit, 0.0)
-        prediction = z - excess
-        if not np.isfinite(prediction):
-            return i
-        decisions[i] = prediction * unit
-        margin = prediction - offsets[i]
-        derivative = loss_derivative(loss_code, margin, target, epsilon / unit)
-        slope = weight * derivative
-        x_coefficient = 0.0
-        row_coefficients[:n_rows] = 0.0
-        row_shifts[:n_rows] = 0.0
-        correction = 0.0  # -x^T S^T (ridge I + S S^T)^{-1} S x, the sketch's grip on x
-        if kind != EXACT and ridge > 0.0 and (
-                excess != 0.0 or (adaptive and kind != FREQUENT_DIRECTIONS)):
-            correction = newton_coefficients(kind, ridge, cholesky, eigenvalues, factor,
-                                             n_rows, counts[0], projected, coefficients)
-        if excess != 0.0:
+            n_directions = rank
+        x = np.empty(0 if sparse else n_features)
+        raw = np.empty(n_features)
+        unsettled = np.empty(0 if sparse else n_features, dtype=np.bool_)
+        cols = np.empty(n_features if sparse else 0, dtype=np.int64)
+        vals = np.empty(n_features if sparse else 0)
+        solved = np.empty(0 if sparse else n_features)
+        projected = np.zeros(capacity + 1)
+        slot_products = np.zeros(capacity + 1)
+        coefficients = np.zeros(capacity + 1)
+        row_coefficients = np.zeros(capacity + 1)
+        row_shifts = np.zeros(capacity + 1)
+        slot_coefficients = np.zeros(capacity)
+        no_slot_products = np.zeros((0, capacity))  # (fd_sparse_shrink's: SON carries none)
+        span = np.zeros((capacity, capacity) if kind == FREQUENT_DIRECTIONS else (0, 0))
+        span_solved = np.zeros(capacity)
+        span_rows = -1  # the rows that ``span`` factors (-1: none, to be factored)
+        held = 0.0
+        r = np.zeros(capacity)
+        curvature = np.zeros((n_features, n_features) if kind == EXACT and scaling >= 2 else (0, 0))
+        ridge = son_ridge(ridge_params, floats, n_features, n_directions, kind, counts, eigenvalues,
+                          sketched_mass(kind, gram, counts[0], 0.0))
+        # fit's passes grow the ridge's floor and the log loss's prior
+        # (SketchedOnlineNewton._grow_floor, _ridge_params): FD's and RP's factor of
+        # ridge I + S S^T may hold the last call's ridge
+        held_rows = counts[0] if kind == FREQUENT_DIRECTIONS else capacity
+        if after_fit_passes and ridge > 0.0 and (kind == FREQUENT_DIRECTIONS
+                                                 or kind == RANDOM_PROJECTION):
+            factor_with_ridge(gram, held_rows, ridge, cholesky)
+        if prior_growth > 0.0 and ridge > 0.0:
+            # the prior grew with fit's passes (SketchedOnlineNewton._grow_floor): its
+            # Newton step
+            growth = prior_growth * ridge_floor(ridge_params, floats, kind)
             if kind == EXACT:
-                solve_by_columns(dense, n_features, x, solved)
-                axpy(-excess / dot(x, solved), solved, weights)
-            else:
-                gamma = excess * ridge / (squared_norm + correction)
-                x_coefficient += gamma / ridge
-                for j in range(n_rows):
-                    row_coefficients[j] += gamma / ridge * coefficients[j]
+                grow_exact_prior(dense, growth)
+            # capped under the classification losses, whose margins are free of
+            # units (under the regression losses they are the targets')
+            regression = (loss_code == SQUARED_ERROR or loss_code == ABSOLUTE_ERROR
+                          or loss_code == EPSILON_INSENSITIVE)
+            max_move = np.inf if regression else log_loss_max_step
+            prior_step(kind, growth, ridge, weights, rows, held_rows, cholesky, eigenvalues, factor,
+                       counts[0], dense, floats[13], max_move)
+        if not dense_only:
+            son_set_form(sparse, kind, state)
+            if sparse:  # FD's shrink rewrites the columns of the rows appended before the call
+                save_columns(touched, form[TOUCHED], columns, weights, versions, units, journal)
+        nnz = 0
 
-        # Sketch g_hat = c x. Gauss-Newton: the loss's own curvature s l''(p) x x^T.
-        # Otherwise SON's (sigma_t + eta_t) g g^T, where a weight s makes the loss
-        # s * l with curvature sigma / s: sigma_t = sigma / s keeps a weighted
-        # example's Newton step as large as an unweighted one's.
-        t = t_start + i + 1
-        if gauss_newton:
-            c = np.sqrt(weight * loss_curvature(loss_code, margin, target, log_loss_max_step))
-        else:
-            eta = eta0 * t ** (-power_t) if eta0 > 0.0 else 0.0
-            c = np.sqrt(sigma * weight + eta * weight * weight) * derivative
-        if squared_norm == 0.0:
-            c = 0.0  # an all-zero row carries no curvature (and would count as some)
-        if c != 0.0:
-            mass = c * c * squared_norm
-            if adaptive and floats[3] == 0.0:
-                # one example's worth: the first curvature vector's weight per unit
-                # of |x|^2 (a standardized feature has mean square 1; the first
-                # rows may hold only the intercept while the features enter)
-                example = c * c * (1.0 if scaling >= 2 else squared_norm / n_features)
-                if kind != EXACT:
-                    floats[6] = example  # the floor of the adaptive ridge (son_ridge)
-                else:
-                    # nothing is missed: the ridge is set once, a prior worth alpha
-                    # examples, and at least the log loss's margin prior (at most
-                    # WEIGHT_PRIOR_MOST)
-                    floats[6] = ridge_params[0] + max(
-                        ridge_params[2] * example,
-                        min(ridge_params[4] * n_features, WEIGHT_PRIOR_MOST))
-                    for j in range(n_features):
-                        dense[j, j] = np.sqrt(floats[6])
-            floats[1] += mass
-            floats[13] += c * c
-            if scaling >= 2 and sparse:  # for moving the total with the units
-                count_curvature(units, c, x, cols, vals, nnz, True,
-                                fit_intercept and scaling == 2)
-            elif scaling >= 2:
-                count_curvature(scale, c, x, cols, vals, nnz, False,
-                                fit_intercept and scaling == 2)
-            if kind == FREQUENT_DIRECTIONS and adaptive:  # only this ridge reads the missed mass
-                if span_rows != n_rows:  # else kept current by fd_border_span
-                    cholesky_factor(gram, n_rows, span, 1e-12)
-                    span_rows = n_rows
-                held = fd_held_mass(span, n_rows, projected, span_solved)
-                floats[2] += max(mass - c * c * held, 0.0)
-            else:
-                floats[2] += max(mass + c * c * correction, 0.0)
-            # a repeated row's vector lies along one counted before: counting it
-            # again spread the missed curvature over directions that do not exist,
-            # and the steps of later passes stayed first-pass-sized
-            if not repeated or floats[3] == 0.0:
-                floats[3] += 1.0
-        if adaptive and floats[3] == 0.0:
-            slope = 0.0  # no curvature seen yet: no scale for a step
-        appended = -1
-        # (FD's step is through its rows with c x appended)
-        new_ridge = son_ridge(ridge_params, floats, n_features, n_directions, kind, counts,
-                              eigenvalues, sketched_mass(kind, gram, n_rows, c * c * squared_norm))
-        if kind == EXACT:
-            # the update leaves L^{-1} c x, and A^{-1} x = L^{-T} (L^{-1} c x) / c
-            step_scale = slope
-            if c != 0.0:
-                scale_into(c, x, solved)
-                cholesky_rank_one_update(dense, solved)
-                if slope != 0.0:
-                    back_solve_by_columns(dense, n_features, solved)
-                    step_scale = slope / c
-            elif slope != 0.0:
-                solve_by_columns(dense, n_features, x, solved)
-            if slope != 0.0:
-                axpy(-step_scale, solved, weights)
-        elif kind == NO_SKETCH:
-            ridge = new_ridge
-            if slope != 0.0:
-                # Under the adaptive ridge the step is through A + g_hat g_hat^T,
-                # (alpha_t + c^2 |x|^2)^{-1} x: the curvature vector in full, as
-                # the exact sketch and FD's buffer hold it (random projections,
-                # r g_hat^T, in expectation); over Oja's sketch the same step was
-                # no better on the defaults suite and worse on hashed text
-                own_curvature = c * c * squared_norm if adaptive else 0.0
-                x_coefficient += slope / (ridge + own_curvature)
-        elif kind == FREQUENT_DIRECTIONS and c != 0.0 and n_rows + 1 == capacity:
-            # The new row fills the buffer: apply the pending update with the
-            # rows as they are, insert, shrink, and step with the rotated rows.
-            for j in range(n_rows):
-                gram[j, n_rows] = c * projected[j]
-                gram[n_rows, j] = c * projected[j]
-            gram[n_rows, n_rows] = c * c * squared_norm
+        for i in range(order.shape[0]):
+            row = order[i]
             if sparse:
-                if not sparse_step(columns, weights, sketch_weights, cols, vals, nnz,
-                                   x_coefficient, row_coefficients, row_shifts, n_rows, n_rows,
-                                   c, factor, touched, form, slot_coefficients):
-                    return i
-                delta, n_rows = fd_sparse_shrink(columns, gram, factor, sketch_weights,
-                                                 weights, form, touched, capacity, rank,
-                                                 versions, maps, folds, no_slot_products)
-                # a rewriting shrink changed every column lazily, the example's too
+                nnz = load_sparse_example(row, data, indices, indptr, fit_intercept, n_features,
+                                          cols, vals)
+                prefetch_example(cols, nnz, columns, weights, versions, units)
+                save_columns(cols, nnz, columns, weights, versions, units, journal)
                 catch_up_columns(cols, nnz, columns, weights, versions, maps, folds, form)
             else:
-                update_pass(weights, x, x_coefficient, rows, n_rows, row_coefficients,
-                            row_shifts, n_rows, c)
-                delta, n_rows = fd_shrink(rows, gram, capacity, rank)
-            counts[0] = n_rows
-            floats[0] += delta
-            span_rows = -1
-            ridge = son_ridge(ridge_params, floats, n_features, n_directions, kind, counts,
-                              eigenvalues, sketched_mass(kind, gram, n_rows, 0.0))
-            cholesky[:] = 0.0
-            for j in range(n_rows):
-                cholesky[j, j] = np.sqrt(ridge + gram[j, j])
+                load_example(row, X, data, indices, indptr, is_sparse, fit_intercept, x)
+            weight, target = sample_weight[i], y[i]
+            unit = 1.0
+            if target_units:  # learn y / unit: see move_target_unit
+                unit = move_target_unit(abs(target), weight, weights, sketch_weights, folds,
+                                        floats)
+                target /= unit
+            n_rows = np.int64(0)  # typed (see _jit): a literal compiles its callees twice
+            if kind == FREQUENT_DIRECTIONS:
+                n_rows = counts[0]
+            elif kind == OJA or kind == RANDOM_PROJECTION:
+                n_rows = capacity
+            floats[5] += 1.0
+            # AdaGrad's start for a feature this row meets first, in D's weights (a
+            # row of weight 0 meets none)
+            row_start = adagrad_start * weight / pass_weight
             if sparse:
-                sparse_products(columns, weights, sketch_weights, capacity, cols, vals, nnz,
-                                slot_products)
+                sketch_moved = standardize_sparse_example(
+                    kind, cols, vals, nnz, raw, units, floats, scaling, columns, weights,
+                    sketch_weights, gram, factor, form[TOP], n_rows, row_start)
+            else:
+                # Oja's rows are directions, not curvature: T would collapse them
+                # while the units are young, so they keep adapting on their own
+                moving = rows[:0] if kind == OJA else rows
+                sketch_moved = standardize_example(x, raw, scale, floats, weights, scaling,
+                                                   fit_intercept, moving,
+                                                   min(n_rows, moving.shape[0]), gram, dense,
+                                                   curvature, unsettled, row_start)
+            if scaling >= 2:  # the curvature totals may have moved with the units, and
+                # features that took units raise the log loss's prior
+                previous = ridge
+                ridge = son_ridge(ridge_params, floats, n_features, n_directions, kind, counts,
+                                  eigenvalues, sketched_mass(kind, gram, n_rows, 0.0))
+                # (FD and RP factor ridge I + S S^T: a ridge that moved with no move of
+                # the sketch needs the factor again)
+                sketch_moved = sketch_moved or (ridge != previous and (
+                    kind == FREQUENT_DIRECTIONS or kind == RANDOM_PROJECTION))
+            if sketch_moved:
+                span_rows = -1
+                refresh_after_rescale(kind, n_rows, gram, factor, ridge, cholesky, dense,
+                                      curvature, floats[6])
+            if sparse:
+                z, squared_norm = sparse_products(columns, weights, sketch_weights, capacity, cols,
+                                                  vals, nnz, slot_products)
                 slot_to_buffer(slot_products, factor, form[TOP], n_rows, projected)
             else:
-                project_rows(rows, n_rows, x, weights, projected)
-            newton_coefficients(kind, ridge, cholesky, eigenvalues, factor, n_rows, counts[0],
-                                projected, coefficients)
-            x_coefficient = slope / ridge
-            for j in range(n_rows):
-                row_coefficients[j] = slope / ridge * coefficients[j]
-                row_shifts[j] = 0.0
-        elif kind == FREQUENT_DIRECTIONS:
-            if c != 0.0:
-                # Append c x: border the Gram matrix and the Cholesky factor
-                # (refactor it when the ridge moved).
-                for j in range(n_rows):
-                    coefficients[j] = c * projected[j]
-                    gram[j, n_rows] = coefficients[j]
-                    gram[n_rows, j] = coefficients[j]
-                gram[n_rows, n_rows] = c * c * squared_norm
-                if new_ridge == ridge:
-                    cholesky_border(cholesky, n_rows, coefficients,
-                                    ridge + c * c * squared_norm, ridge)
-                else:
-                    ridge = new_ridge
-                    factor_with_ridge(gram, n_rows + 1, ridge, cholesky)
-                if adaptive:  # span factors the rows before c x (see above)
-                    fd_border_span(span, gram, n_rows, span_solved, c, squared_norm, held)
-                    span_rows = n_rows + 1
-                projected[n_rows] = c * squared_norm
-                appended = n_rows
-                counts[0] = n_rows + 1
-            n_new = counts[0]
-            if slope != 0.0:
-                step_scale = slope / ridge  # the Newton step is slope * A^{-1} x
-                newton_coefficients(kind, ridge, cholesky, eigenvalues, factor, n_new,
-                                    counts[0], projected, coefficients)
-                x_coefficient += step_scale
-                if appended >= 0:  # the appended row is c x: fold it into x
-                    x_coefficient -= step_scale * c * coefficients[appended]
-                for j in range(n_rows):
-                    row_coefficients[j] += step_scale * coefficients[j]
-        elif kind == RANDOM_PROJECTION:
-            rp_draw(np.uint64(counts[1]), counts[0], r)
-            counts[0] += 1
-            ridge = new_ridge
-            if c != 0.0:
-                # S_new = S + r (c x)^T, then refactor alpha I + S S^T
-                rp_gram_update(gram, projected, r, c, squared_norm, n_rows)
-                for j in range(n_rows):
-                    projected[j] += r[j] * c * squared_norm
-                    row_shifts[j] = r[j] * c
-                factor_with_ridge(gram, n_rows, ridge, cholesky)
-            if slope != 0.0:
-                step_scale = slope / ridge
-                newton_coefficients(kind, ridge, cholesky, eigenvalues, factor, n_rows,
-                                    counts[0], projected, coefficients)
-                folded = 0.0  # S_new's rows carry r_i c x on top of S's
-                for j in range(n_rows):
-                    row_coefficients[j] += step_scale * coefficients[j]
-                    folded += coefficients[j] * row_shifts[j]
-                x_coefficient += step_scale * (1.0 - folded)
-        else:  # OJA, factored V = F Z: Z_new = Z + q x^T
-            # the adaptive ridge's units-free learner turns Oja's directions by
-            # their own curvature (see oja_small_update); the papers' ridge, 1 / t
-            oja_small_update(factor, gram, eigenvalues, counts, projected, c, squared_norm,
-                             oja_eta0, oja_constant, adaptive, row_shifts)
-            ridge = son_ridge(ridge_params, floats, n_features, n_directions, kind, counts,
-                              eigenvalues, 0.0)
-            for j in range(n_rows):
-                projected[j] += row_shifts[j] * squared_norm
-            if slope != 0.0:
-                step_scale = slope / ridge
-                newton_coefficients(kind, ridge, cholesky, eigenvalues, factor, n_rows,
-                                    counts[0], projected, coefficients)
-                folded = 0.0
-                for j in range(n_rows):
-                    row_coefficients[j] += step_scale * coefficients[j]
-                    folded += coefficients[j] * row_shifts[j]
-                x_coefficient += step_scale * (1.0 - folded)
+                z, squared_norm = project_rows(rows, n_rows, x, weights, projected)
 
-        if sparse:
-            if not sparse_step(columns, weights, sketch_weights, cols, vals, nnz,
-                               x_coefficient, row_coefficients, row_shifts, n_rows, appended,
-                               c, factor, touched, form, slot_coefficients):
+            # Projection step (Lemma 1): w = u - tau_C(u^T x) A^{-1} x / (x^T A^{-1} x),
+            # after which w^T x = clip(u^T x) exactly. Pending update of u:
+            # u -= x_coefficient x - sum_i row_coefficients_i rows_i (current rows).
+            limit = prediction_limit(bound / unit, target_bound, floats[4])
+            excess = np.sign(z) * max(abs(z) - limit, 0.0)
+            prediction = z - excess
+            if not np.isfinite(prediction):
                 return i
-            if kind == OJA:
-                oja_sparse_refresh(columns, gram, factor, weights, sketch_weights, versions,
-                                   maps, folds, form)
-            if kind == OJA or kind == RANDOM_PROJECTION:
-                fold_if_cancelling(columns, weights, sketch_weights, gram, versions, maps,
-                                   folds, floats, form)
-        elif kind != EXACT:
-            update_pass(weights, x, x_coefficient, rows, n_rows, row_coefficients, row_shifts,
-                        appended, c)
-            if kind == OJA:
-                oja_refresh(rows, gram, factor)
-        if scaling == 1 and not repeated:  # (a row's curvature at weight 1: below)
-            accumulate_adagrad(units if sparse else scale, c / np.sqrt(pass_weight), raw,
-                               cols, nnz, sparse)
-        if sparse and scaling != 0 and not scale_finite(units, cols, nnz):
-            return i
-        floats[4] = max(floats[4], abs(target))
-    return order.shape[0]
+            decisions[i] = prediction * unit
+            margin = prediction - offsets[i]
+            derivative = loss_derivative(loss_code, margin, target, epsilon / unit)
+            slope = weight * derivative
+            x_coefficient = 0.0
+            row_coefficients[:n_rows] = 0.0
+            row_shifts[:n_rows] = 0.0
+            correction = 0.0  # -x^T S^T (ridge I + S S^T)^{-1} S x, the sketch's grip on x
+            if kind != EXACT and ridge > 0.0 and (
+                    excess != 0.0 or (adaptive and kind != FREQUENT_DIRECTIONS)):
+                correction = newton_coefficients(kind, ridge, cholesky, eigenvalues, factor,
+                                                 n_rows, counts[0], projected, coefficients)
+            if excess != 0.0:
+                if kind == EXACT:
+                    solve_by_columns(dense, n_features, x, solved)
+                    axpy(-excess / dot(x, solved), solved, weights)
+                else:
+                    gamma = excess * ridge / (squared_norm + correction)
+                    x_coefficient += gamma / ridge
+                    for j in range(n_rows):
+                        row_coefficients[j] += gamma / ridge * coefficients[j]
+
+            # Sketch g_hat = c x. Gauss-Newton: the loss's own curvature s l''(p) x x^T.
+            # Otherwise SON's (sigma_t + eta_t) g g^T, where a weight s makes the loss
+            # s * l with curvature sigma / s: sigma_t = sigma / s keeps a weighted
+            # example's Newton step as large as an unweighted one's.
+            t = t_start + i + 1
+            if gauss_newton:
+                c = np.sqrt(weight * loss_curvature(loss_code, margin, target, log_loss_max_step))
+            else:
+                eta = eta0 * t ** (-power_t) if eta0 > 0.0 else 0.0
+                c = np.sqrt(sigma * weight + eta * weight * weight) * derivative
+            if squared_norm == 0.0:
+                c = 0.0  # an all-zero row carries no curvature (and would count as some)
+            if c != 0.0:
+                mass = c * c * squared_norm
+                if adaptive and floats[3] == 0.0:
+                    # one example's worth: the first curvature vector's weight per unit
+                    # of |x|^2 (a standardized feature has mean square 1; the first
+                    # rows may hold only the intercept while the features enter)
+                    example = c * c * (1.0 if scaling >= 2 else squared_norm / n_features)
+                    if kind != EXACT:
+                        floats[6] = example  # the floor of the adaptive ridge (son_ridge)
+                    else:
+                        # nothing is missed: the ridge is set once, a prior worth alpha
+                        # examples, and at least the log loss's margin prior (at most
+                        # WEIGHT_PRIOR_MOST)
+                        floats[6] = ridge_params[0] + max(
+                            ridge_params[2] * example,
+                            min(ridge_params[4] * n_features, WEIGHT_PRIOR_MOST))
+                        for j in range(n_features):
+                            dense[j, j] = np.sqrt(floats[6])
+                floats[1] += mass
+                floats[13] += c * c
+                if scaling >= 2 and sparse:  # for moving the total with the units
+                    count_curvature(units, c, x, cols, vals, nnz, True,
+                                    fit_intercept and scaling == 2)
+                elif scaling >= 2:
+                    count_curvature(scale, c, x, cols, vals, nnz, False,
+                                    fit_intercept and scaling == 2)
+                # (only FD's adaptive ridge reads the missed mass)
+                if kind == FREQUENT_DIRECTIONS and adaptive:
+                    if span_rows != n_rows:  # else kept current by fd_border_span
+                        cholesky_factor(gram, n_rows, span, 1e-12)
+                        span_rows = n_rows
+                    held = fd_held_mass(span, n_rows, projected, span_solved)
+                    floats[2] += max(mass - c * c * held, 0.0)
+                else:
+                    floats[2] += max(mass + c * c * correction, 0.0)
+                # a repeated row's vector lies along one counted before: counting it
+                # again spread the missed curvature over directions that do not exist,
+                # and the steps of later passes stayed first-pass-sized
+                if not repeated or floats[3] == 0.0:
+                    floats[3] += 1.0
+            if adaptive and floats[3] == 0.0:
+                slope = 0.0  # no curvature seen yet: no scale for a step
+            appended = -1
+            # (FD's step is through its rows with c x appended)
+            appended_mass = sketched_mass(kind, gram, n_rows, c * c * squared_norm)
+            new_ridge = son_ridge(ridge_params, floats, n_features, n_directions, kind, counts,
+                                  eigenvalues, appended_mass)
+            if kind == EXACT:
+                # the update leaves L^{-1} c x, and A^{-1} x = L^{-T} (L^{-1} c x) / c
+                step_scale = slope
+                if c != 0.0:
+                    scale_into(c, x, solved)
+                    cholesky_rank_one_update(dense, solved)
+                    if slope != 0.0:
+                        back_solve_by_columns(dense, n_features, solved)
+                        step_scale = slope / c
+                elif slope != 0.0:
+                    solve_by_columns(dense, n_features, x, solved)
+                if slope != 0.0:
+                    axpy(-step_scale, solved, weights)
+            elif kind == NO_SKETCH:
+                ridge = new_ridge
+                if slope != 0.0:
+                    # Under the adaptive ridge the step is through A + g_hat g_hat^T,
+                    # (alpha_t + c^2 |x|^2)^{-1} x: the curvature vector in full, as
+                    # the exact sketch and FD's buffer hold it (random projections,
+                    # r g_hat^T, in expectation); over Oja's sketch the same step was
+                    # no better on the defaults suite and worse on hashed text
+                    own_curvature = c * c * squared_norm if adaptive else 0.0
+                    x_coefficient += slope / (ridge + own_curvature)
+            elif kind == FREQUENT_DIRECTIONS and c != 0.0 and n_rows + 1 == capacity:
+                # The new row fills the buffer: apply the pending update with the
+                # rows as they are, insert, shrink, and step with the rotated rows.
+                for j in range(n_rows):
+                    gram[j, n_rows] = c * projected[j]
+                    gram[n_rows, j] = c * projected[j]
+                gram[n_rows, n_rows] = c * c * squared_norm
+                if sparse:
+                    if not sparse_step(columns, weights, sketch_weights, cols, vals, nnz,
+                                       x_coefficient, row_coefficients, row_shifts, n_rows, n_rows,
+                                       c, factor, touched, form, slot_coefficients):
+                        return i
+                    delta, n_rows = fd_sparse_shrink(columns, gram, factor, sketch_weights,
+                                                     weights, form, touched, capacity, rank,
+                                                     versions, maps, folds, no_slot_products)
+                    # a rewriting shrink changed every column lazily, the example's too
+                    catch_up_columns(cols, nnz, columns, weights, versions, maps, folds, form)
+                else:
+                    update_pass(weights, x, x_coefficient, rows, n_rows, row_coefficients,
+                                row_shifts, n_rows, c)
+                    delta, n_rows = fd_shrink(rows, gram, capacity, rank)
+                counts[0] = n_rows
+                floats[0] += delta
+                span_rows = -1
+                ridge = son_ridge(ridge_params, floats, n_features, n_directions, kind, counts,
+                                  eigenvalues, sketched_mass(kind, gram, n_rows, 0.0))
+                cholesky[:] = 0.0
+                for j in range(n_rows):
+                    cholesky[j, j] = np.sqrt(ridge + gram[j, j])
+                if sparse:
+                    sparse_products(columns, weights, sketch_weights, capacity, cols, vals, nnz,
+                                    slot_products)
+                    slot_to_buffer(slot_products, factor, form[TOP], n_rows, projected)
+                else:
+                    project_rows(rows, n_rows, x, weights, projected)
+                newton_coefficients(kind, ridge, cholesky, eigenvalues, factor, n_rows, counts[0],
+                                    projected, coefficients)
+                x_coefficient = slope / ridge
+                for j in range(n_rows):
+                    row_coefficients[j] = slope / ridge * coefficients[j]
+                    row_shifts[j] = 0.0
+            elif kind == FREQUENT_DIRECTIONS:
+                if c != 0.0:
+                    # Append c x: border the Gram matrix and the Cholesky factor
+                    # (refactor it when the ridge moved).
+                    for j in range(n_rows):
+                        coefficients[j] = c * projected[j]
+                        gram[j, n_rows] = coefficients[j]
+                        gram[n_rows, j] = coefficients[j]
+                    gram[n_rows, n_rows] = c * c * squared_norm
+                    if new_ridge == ridge:
+                        cholesky_border(cholesky, n_rows, coefficients,
+                                        ridge + c * c * squared_norm, ridge)
+                    else:
+                        ridge = new_ridge
+                        factor_with_ridge(gram, n_rows + 1, ridge, cholesky)
+                    if adaptive:  # span factors the rows before c x (see above)
+                        fd_border_span(span, gram, n_rows, span_solved, c, squared_norm, held)
+                        span_rows = n_rows + 1
+                    projected[n_rows] = c * squared_norm
+                    appended = n_rows
+                    counts[0] = n_rows + 1
+                n_new = counts[0]
+                if slope != 0.0:
+                    step_scale = slope / ridge  # the Newton step is slope * A^{-1} x
+                    newton_coefficients(kind, ridge, cholesky, eigenvalues, factor, n_new,
+                                        counts[0], projected, coefficients)
+                    x_coefficient += step_scale
+                    if appended >= 0:  # the appended row is c x: fold it into x
+                        x_coefficient -= step_scale * c * coefficients[appended]
+                    for j in range(n_rows):
+                        row_coefficients[j] += step_scale * coefficients[j]
+            elif kind == RANDOM_PROJECTION:
+                rp_draw(np.uint64(counts[1]), counts[0], r)
+                counts[0] += 1
+                ridge = new_ridge
+                if c != 0.0:
+                    # S_new = S + r (c x)^T, then refactor alpha I + S S^T
+                    rp_gram_update(gram, projected, r, c, squared_norm, n_rows)
+                    for j in range(n_rows):
+                        projected[j] += r[j] * c * squared_norm
+                        row_shifts[j] = r[j] * c
+                    factor_with_ridge(gram, n_rows, ridge, cholesky)
+                if slope != 0.0:
+                    step_scale = slope / ridge
+                    newton_coefficients(kind, ridge, cholesky, eigenvalues, factor, n_rows,
+                                        counts[0], projected, coefficients)
+                    folded = 0.0  # S_new's rows carry r_i c x on top of S's
+                    for j in range(n_rows):
+                        row_coefficients[j] += step_scale * coefficients[j]
+                        folded += coefficients[j] * row_shifts[j]
+                    x_coefficient += step_scale * (1.0 - folded)
+            else:  # OJA, factored V = F Z: Z_new = Z + q x^T
+                # the adaptive ridge's units-free learner turns Oja's directions by
+                # their own curvature (see oja_small_update); the papers' ridge, 1 / t
+                oja_small_update(factor, gram, eigenvalues, counts, projected, c, squared_norm,
+                                 oja_eta0, oja_constant, adaptive, row_shifts)
+                ridge = son_ridge(ridge_params, floats, n_features, n_directions, kind, counts,
+                                  eigenvalues, 0.0)
+                for j in range(n_rows):
+                    projected[j] += row_shifts[j] * squared_norm
+                if slope != 0.0:
+                    step_scale = slope / ridge
+                    newton_coefficients(kind, ridge, cholesky, eigenvalues, factor, n_rows,
+                                        counts[0], projected, coefficients)
+                    folded = 0.0
+                    for j in range(n_rows):
+                        row_coefficients[j] += step_scale * coefficients[j]
+                        folded += coefficients[j] * row_shifts[j]
+                    x_coefficient += step_scale * (1.0 - folded)
+
+            if sparse:
+                if not sparse_step(columns, weights, sketch_weights, cols, vals, nnz,
+                                   x_coefficient, row_coefficients, row_shifts, n_rows, appended,
+                                   c, factor, touched, form, slot_coefficients):
+                    return i
+                if kind == OJA:
+                    oja_sparse_refresh(columns, gram, factor, weights, sketch_weights, versions,
+                                       maps, folds, form)
+                if kind == OJA or kind == RANDOM_PROJECTION:
+                    fold_if_cancelling(columns, weights, sketch_weights, gram, versions, maps,
+                                       folds, floats, form)
+            elif kind != EXACT:
+                update_pass(weights, x, x_coefficient, rows, n_rows, row_coefficients, row_shifts,
+                            appended, c)
+                if kind == OJA:
+                    oja_refresh(rows, gram, factor)
+            if scaling == 1 and not repeated:  # (a row's curvature at weight 1: below)
+                accumulate_adagrad(units if sparse else scale, c / np.sqrt(pass_weight), raw,
+                                   cols, nnz, sparse)
+            if sparse and scaling != 0 and not scale_finite(units, cols, nnz):
+                return i
+            floats[4] = max(floats[4], abs(target))
+        return order.shape[0]
+
+    return son_pass
 
 
 @jit

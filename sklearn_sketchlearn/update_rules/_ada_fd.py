@@ -5,7 +5,12 @@ from numbers import Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .._kernels._ada_fd_sparse import DUAL_SCALE, leave_ada_sparse_form, move_sparse_units
+from .._kernels._ada_fd_sparse import (
+    DUAL_SCALE,
+    enter_ada_sparse_form,
+    leave_ada_sparse_form,
+    move_sparse_units,
+)
 from .._kernels._pairings import partial_fit_kernel
 from .._kernels._sketch_updates import FREQUENT_DIRECTIONS, RANDOM_PROJECTION
 from .._kernels._son_sparse import SPARSE
@@ -240,6 +245,18 @@ class AdaFD(SparseFormRule, BaseUpdateRule):
             state["sketch_weights"], form, state["touched"], state["versions"], state["maps"],
             state["folds"], state["slot_gradient_sum"],
         )
-        # (see SON's: rows in the dense form compile no sparse form's code)
-        dense_only = has_form and not sparse and not form[SPARSE]
-        return partial_fit_kernel("ada_fd", kind, dense_only)(chunk, arrays, params, decisions)
+        # The state takes the form of the rows; each form's pass is a kernel of its
+        # own, so that rows in the dense form compile no sparse form's code.
+        if sparse:
+            if not form[SPARSE]:
+                enter_ada_sparse_form(kind, self.form == "dual", state["rows"], state["counts"],
+                                      state["gradient_sum"], state["sketch_weights"], form,
+                                      state["touched"], state["versions"], state["floats"],
+                                      state["slot_gradient_sum"])
+            return partial_fit_kernel("ada_fd_sparse", kind)(chunk, arrays, params, decisions)
+        if form[SPARSE]:
+            leave_ada_sparse_form(kind, state["rows"], state["weights"], state["gradient_sum"],
+                                  state["sketch_weights"], state["factor"], form,
+                                  state["versions"], state["maps"], state["folds"],
+                                  state["floats"])
+        return partial_fit_kernel("ada_fd", kind)(chunk, arrays, params, decisions)
