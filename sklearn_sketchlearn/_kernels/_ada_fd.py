@@ -190,7 +190,7 @@ def held_mass(gram, n_rows):
     return total
 
 
-@jit
+@jit(inline=True)
 def settle_shrink(gram, n_kept, before, floats, spectrum, basis):
     """After an FD shrink of a buffer that held ``before = |S|_F^2``: the
     eigendecomposition it leaves (diagonal), and the mass it removed,
@@ -200,7 +200,7 @@ def settle_shrink(gram, n_kept, before, floats, spectrum, basis):
     floats[1] += max(before - held_mass(gram, n_kept), 0.0)  # (0 but for rounding)
 
 
-@jit
+@jit(inline=True)
 def shrink_buffer(rows, gram, floats, n_rows, rank, x, projected, spectrum, basis):
     """FD's shrink of the full buffer (:func:`fd_shrink_and_project`), settled
     (:func:`settle_shrink`). Returns the number of rows kept."""
@@ -239,7 +239,7 @@ def ada_fd_ridge(kind, missed, sketch_ridge, regularized, floats, counts, n_feat
     return sketch_ridge + shrink
 
 
-@jit
+@jit(inline=True)
 def ffd_add_gradient(rows, gram, spectrum, basis, counts, c, x, squared_norm, projected, ghat,
                      work):
     """ADA-FFD's sketch update for ``g = c x`` (Algorithms 3, 4, steps 4-10),

@@ -96,7 +96,7 @@ def fd_append_row(rows, gram, counts, c, x, squared_norm, projected, ghat, work)
     return n_rows + 1
 
 
-@jit
+@jit(inline=True)
 def fd_shrink_and_project(rows, gram, floats, n_rows, rank, x, projected):
     """Shrink a full FD buffer, add the shrink to ``floats[0]``, refresh ``S x``.
 

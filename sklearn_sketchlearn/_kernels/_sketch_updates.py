@@ -61,7 +61,7 @@ def fd_insert(buffer, gram, n_filled, row, products, norm2):
     return n_filled + 1
 
 
-@jit
+@jit(inline=True)
 def fd_shrink(buffer, gram, n_rows, rank):
     """Shrink the first ``n_rows`` rows of ``buffer`` by their ``rank``-th
     largest squared singular value.
@@ -84,7 +84,7 @@ def fd_shrink(buffer, gram, n_rows, rank):
     return delta, n_kept
 
 
-@jit
+@jit(inline=True)
 def shrink_coefficients(gram, n_rows, rank, n_columns):
     """The shrink of a buffer ``B`` (``n_rows`` rows of length ``n_columns``)
     from its Gram matrix alone: ``(delta, n_kept, C)`` with the shrunk rows

@@ -183,7 +183,7 @@ def ascending_order(values):
     return order
 
 
-@jit
+@jit(inline=True)
 def symmetric_eigh(matrix):
     """``numpy.linalg.eigh`` of a small symmetric matrix (its lower triangle
     is read): eigenvalues in ascending order, unit eigenvectors in the
