@@ -50,7 +50,7 @@ from ._sketch_updates import EXACT, FREQUENT_DIRECTIONS, OJA, RANDOM_PROJECTION
 SPAN_TOLERANCE = 1e-6
 
 
-@jit
+@jit(inline=True)
 def adagrad_solve(kind, rows, spectrum, basis, dense, factor, n_rows, n_sketched, rho, delta,
                   v, projected, work, out):
     """``out = (delta I + (rho I + S^T S)^{1/2})^{-1} v``, given ``projected = rows v``.
@@ -106,7 +106,7 @@ def along_rows(basis, psi, vector, scale, n_rows, out):
             out[j] += basis[j, k] * along
 
 
-@jit
+@jit(inline=True)
 def residual_off_sketch(kind, x, projected, factor, spectrum, basis, n_rows):
     """``|x|^2 - |P x|^2`` for the projection ``P`` onto the sketch's row space,
     given ``projected = rows x``: Oja's rows ``V = F Z`` are orthonormal; a
@@ -210,7 +210,7 @@ def shrink_buffer(rows, gram, floats, n_rows, rank, x, projected, spectrum, basi
     return n_kept
 
 
-@jit
+@jit(inline=True)
 def ada_fd_ridge(kind, missed, sketch_ridge, regularized, floats, counts, n_features, rank):
     """``rho`` of the sketch's Gram estimate ``rho I + S^T S`` (see
     :func:`ada_fd_kernel`'s ``params``).

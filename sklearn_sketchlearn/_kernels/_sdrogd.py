@@ -57,7 +57,7 @@ def growing_batch_size(seen):
     return min(1 + seen // GROWTH, LARGEST_BATCH)
 
 
-@jit
+@jit(inline=True)
 def gram_apply(kind, rows, eigenvalues, dense, factor, n_rows, n_sketched, rho, v, out):
     """``out = G v`` for the sketch's Gram estimate ``G = rho I + S^T S`` (Oja:
     ``S^T S = Z^T F^T diag(t Lambda) F Z``)."""
@@ -80,7 +80,7 @@ def gram_apply(kind, rows, eigenvalues, dense, factor, n_rows, n_sketched, rho, 
         axpy(dot(rows[i], v), rows[i], out)
 
 
-@jit
+@jit(inline=True)
 def regularizer_apply(kind, rows, eigenvalues, dense, factor, n_rows, n_sketched, rho, within,
                       class_sums, class_counts, total, mean, v, applied, out):
     """``out = R_hat v`` with ``R_hat = within (G / N - u u^T) - S_b``."""
@@ -96,7 +96,7 @@ def regularizer_apply(kind, rows, eigenvalues, dense, factor, n_rows, n_sketched
                 out[j] -= coefficient * (class_sums[c, j] / count - mean[j])
 
 
-@jit
+@jit(inline=True)
 def regularizer_eigenvalue_range(kind, rows, eigenvalues, dense, factor, n_rows, n_sketched,
                                  rho, within, class_sums, class_counts, total, mean):
     """The smallest and the largest eigenvalue of ``R_hat``.

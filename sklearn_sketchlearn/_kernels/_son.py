@@ -154,7 +154,7 @@ def project_rows(rows, n_rows, x, weights, projected):
     return z, squared_norm
 
 
-@jit
+@jit(inline=True)
 def newton_coefficients(kind, ridge, cholesky, eigenvalues, factor, n_rows, n_sketched,
                         projected, out):
     """Coefficients ``a`` with ``A^{-1} x = (x - sum_i a_i rows_i) / ridge``, given
@@ -206,7 +206,7 @@ def update_pass(weights, x, x_coefficient, rows, n_rows, row_coefficients, row_s
                 rows[i, j] = value + shift * x[j]
 
 
-@jit
+@jit(inline=True)
 def ridge_floor(params, floats, kind):
     """The adaptive ridge's floor, the prior on the weights (see :func:`son_ridge`):
     one example's curvature ``floats[6]``, and ``prior`` per feature that took
@@ -229,7 +229,7 @@ def grow_exact_prior(dense, growth):
     cholesky_factor_by_columns(grown, grown.shape[0], dense)
 
 
-@jit
+@jit(inline=True)
 def prior_step(kind, step, ridge, weights, rows, n_rows, cholesky, eigenvalues, factor,
                n_sketched, dense, curvature_weight, max_move):
     """``w -= step A^{-1} w`` in the dense form: the Newton step on the prior's
@@ -306,7 +306,7 @@ def capped_prior_step(step, weighted_norm, curvature_weight, max_move):
 FD_MISSED_SHARE = 0.5
 
 
-@jit
+@jit(inline=True)
 def son_ridge(params, floats, n_features, n_directions, kind, counts, eigenvalues, sketched):
     """The isotropic part ``alpha_t`` of ``A_t = alpha_t I + S^T S``.
 
@@ -371,7 +371,7 @@ def son_ridge(params, floats, n_features, n_directions, kind, counts, eigenvalue
     return max(ridge, floor, 0.5 * least_held_curvature(kind, counts, eigenvalues))
 
 
-@jit
+@jit(inline=True)
 def least_held_curvature(kind, counts, eigenvalues):
     """The least curvature Oja's sketch holds along a direction, ``t min Lambda``
     (``S = (t Lambda)^{1/2} V``); 0 for the other sketches. Spreading the missed
@@ -453,7 +453,7 @@ def standardize_example(x, raw, scale, floats, weights, scaling, center, rows, n
     return moved
 
 
-@jit
+@jit(inline=True)
 def sketched_mass(kind, gram, n_rows, appended):
     """``|S|_F^2``, the trace of the Gram matrix of FD's ``n_rows`` rows plus
     ``appended``, the mass of a row about to join them (0 for the other
@@ -586,7 +586,7 @@ def move_target_unit(magnitude, weight, weights, sketch_weights, folds, floats):
     return unit
 
 
-@jit
+@jit(inline=True)
 def refresh_after_rescale(kind, n_rows, gram, factor, ridge, cholesky, dense, curvature,
                           exact_ridge):
     """Refactor what depends on the sketch after its columns moved: the
