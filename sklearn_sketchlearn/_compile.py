@@ -1,7 +1,8 @@
 """Compile the kernels ahead of use: ``python -m sklearn_sketchlearn --compile``.
 
 A kernel compiles at its first call in a process whose numba cache lacks it:
-10 to 25 s for each pairing of an update rule with a kind of sketch (see
+3 to 15 s for each pairing of an update rule with a kind of sketch on dense
+rows, about 30 s for the sparse form of CSR rows (2-core machine; see
 ``benchmarks/startup.py``). Installing from source pays that once, as the
 package is built (``build_tools/backend.py`` runs this command); a container
 image whose cache lives elsewhere (``NUMBA_CACHE_DIR``), or the workers of a
@@ -9,9 +10,9 @@ cluster that share one installation, can pay it when the image is built: this
 trains every pairing on a few rows, which compiles each kernel into the cache
 with the argument types real data gives it (the estimators normalise them, so
 dense and sparse chunks share one compiled kernel), and every pairing but the
-exact sketch's also on wide CSR rows, which take SON's sparse form (a kernel
-of its own: rows in the dense form compile one without it) and the running
-units' passes over a chunk's own columns, each pairing in a process of its
+exact sketch's also on wide CSR rows, which take SON's and ADA-FD's sparse
+forms (kernels of their own: rows in the dense form compile none) and the
+running units' passes over a chunk's own columns, each pairing in a process of its
 own, as many at once as ``n_jobs`` allows (the command's ``--n-jobs``,
 every core by default) and half the memory holds. The cache is numba's (see
 ``_kernels._jit``): the package's ``__pycache__`` folders, or ``NUMBA_CACHE_DIR``
@@ -103,17 +104,29 @@ def jobs_in_half_the_memory():
     return max(1, int(memory / 2 // PEAK_BYTES))
 
 
+def training_rows():
+    """``(X, y, wide)``: the few rows every pairing trains on, dense and CSR.
+
+    The CSR rows hold about two non-zeros a row of 5,000 features (one in the
+    first column), rows that take the sparse form of every rule that has one:
+    ADA-FD centres narrower CSR rows (up to 4,096 features), which makes them
+    dense, so rows of 2,000 features compiled no ADA-FD kernel for the sparse
+    form.
+    """
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 12))  # more features than any default sketch's size
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    wide = sp.random(40, 5_000, density=1 / 5_000, format="csr", random_state=0) + sp.csr_matrix(
+        (np.ones(40), (np.arange(40), np.zeros(40, dtype=int))), shape=(40, 5_000))
+    return X, y, wide
+
+
 def train_pairings(learners, sketches, log=None):
     """Train ``learners`` and fit ``sketches`` on a few rows; returns the lines
     logged (given to ``log`` as they come, when given)."""
     lines = []
     log = lines.append if log is None else log
-    rng = np.random.default_rng(0)
-    X = rng.standard_normal((40, 12))  # more features than any default sketch's size
-    y = (X[:, 0] + X[:, 1] > 0).astype(int)
-    # two non-zeros a row of 2,000: rows that take SON's sparse form
-    wide = sp.random(40, 2_000, density=1e-3, format="csr", random_state=0) + sp.csr_matrix(
-        (np.ones(40), (np.arange(40), np.zeros(40, dtype=int))), shape=(40, 2_000))
+    X, y, wide = training_rows()
     for rule, sketch in learners:
         began = time.perf_counter()
         model = SketchedOnlineClassifier(rule, sketch=sketch, random_state=0).fit(X, y)

@@ -15,6 +15,7 @@ import scipy.sparse as sp
 
 from sklearn_sketchlearn import SketchedOnlineClassifier, _compile
 from sklearn_sketchlearn._kernels._first_order import first_order_partial_fit
+from sklearn_sketchlearn._kernels._son_sparse import SPARSE
 
 # Trains SON and ADA-FD over fast FD on dense rows, then SON on wide CSR rows,
 # in a fresh process; reports after each which sketch updates and whether
@@ -159,3 +160,14 @@ def test_compiling_processes_fit_in_half_the_memory(monkeypatch, tmp_path, memor
             path.write_text(limit + "\n")
     monkeypatch.setattr(_compile, "CGROUP_MEMORY", tuple(map(str, limits)))
     assert _compile.jobs_in_half_the_memory() == jobs
+
+
+@pytest.mark.parametrize("rule", ["son", "ada_fd"])
+@pytest.mark.parametrize("sketch", ["fast_fd", "rp"])
+def test_compiling_ahead_trains_every_sparse_form(rule, sketch):
+    # the CSR rows of `python -m sklearn_sketchlearn --compile` (and of the
+    # install) take each rule's sparse form, whose kernel is its own: rows that
+    # ADA-FD centred, hence densified, left it to compile at a user's first fit
+    _, y, wide = _compile.training_rows()
+    model = SketchedOnlineClassifier(rule, sketch=sketch, random_state=0).fit(wide, y)
+    assert model._state["form"][:, SPARSE].all()
