@@ -288,22 +288,9 @@ def ffd_add_gradient(rows, gram, spectrum, basis, counts, c, x, squared_norm, pr
 
 
 def ada_fd_kernel(kind):
-    """ADA-FD's pass over a chunk for the sketch ``kind``, as a function for
-    :func:`~._pairings.partial_fit_kernel` to compile. The constants are those of
-    its closure, which numba folds before typing: a pairing compiles only its
-    own branches (helpers that branch on ``kind`` into heavy code are
-    ``inline=True`` for that reason; see ``_jit``).
-
-    Parameters
-    ----------
-    kind : int
-        The sketch's code (``FREQUENT_DIRECTIONS``, ...).
-
-    Returns
-    -------
-    ada_fd_pass : function
-        ``ada_fd_pass(chunk, state, params, decisions)``.
-    """
+    """ADA-FD's pass ``ada_fd_pass(chunk, state, params, decisions)`` over the sketch
+    ``kind`` (``FREQUENT_DIRECTIONS``, ...), the closure that ``_pairings``
+    compiles."""
 
     def ada_fd_pass(chunk, state, params, decisions):
         """One pass of ADA-FD over a chunk, in the order given by ``chunk``'s ``order``.
@@ -311,11 +298,8 @@ def ada_fd_kernel(kind):
         Parameters
         ----------
         chunk : tuple
-            ``(X, data, indices, indptr, is_sparse, order, y, sample_weight,
-            offsets)``: the ``i``-th example learned is row ``order[i]`` of the
-            chunk, with target ``y[i]``, weight ``sample_weight[i]`` and the loss
-            taken at its prediction less ``offsets[i]`` (a multinomial class's
-            margin against the others; 0 otherwise).
+            The rows and targets, in the order to learn them (see
+            :func:`~._first_order.first_order_partial_fit`).
         state : tuple
             ``(weights, gradient_sum, rows, gram, eigenvalues, dense, factor,
             counts, floats, gram_eigenvalues, gram_eigenvectors, sketch_weights,

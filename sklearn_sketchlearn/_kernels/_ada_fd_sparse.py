@@ -103,23 +103,9 @@ def leave_ada_sparse_form(kind, rows, weights, gradient_sum, sketch_weights, fac
 
 
 def ada_fd_sparse_kernel(kind):
-    """ADA-FD's pass over CSR rows in the sparse form, for FD's buffer or a random
-    projection (``kind``), as a function for
-    :func:`~._pairings.partial_fit_kernel` to compile. The constants are those of
-    its closure, which numba folds before typing: a pairing compiles only its
-    own branches (helpers that branch on ``kind`` into heavy code are
-    ``inline=True`` for that reason; see ``_jit``).
-
-    Parameters
-    ----------
-    kind : int
-        The sketch's code (``FREQUENT_DIRECTIONS``, ...).
-
-    Returns
-    -------
-    ada_fd_sparse_pass : function
-        ``ada_fd_sparse_pass(chunk, state, params, decisions)``.
-    """
+    """ADA-FD's pass ``ada_fd_sparse_pass(chunk, state, params, decisions)`` on CSR
+    rows in the sparse form, over FD's buffer or a random projection
+    (``kind``), the closure that ``_pairings`` compiles."""
 
     def ada_fd_sparse_pass(chunk, state, params, decisions):
         """One pass of ADA-FD on CSR rows, the state in the sparse form; the

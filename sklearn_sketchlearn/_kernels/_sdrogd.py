@@ -149,22 +149,9 @@ def regularizer_eigenvalue_range(kind, rows, eigenvalues, dense, factor, n_rows,
 
 
 def sdrogd_kernel(kind):
-    """SDROGD's pass over a chunk for the sketch ``kind``, as a function for
-    :func:`~._pairings.partial_fit_kernel` to compile. The constants are those of
-    its closure, which numba folds before typing: a pairing compiles only its
-    own branches (helpers that branch on ``kind`` into heavy code are
-    ``inline=True`` for that reason; see ``_jit``).
-
-    Parameters
-    ----------
-    kind : int
-        The sketch's code (``FREQUENT_DIRECTIONS``, ...).
-
-    Returns
-    -------
-    sdrogd_pass : function
-        ``sdrogd_pass(chunk, state, params, decisions)``.
-    """
+    """SDROGD's pass ``sdrogd_pass(chunk, state, params, decisions)`` over the sketch
+    ``kind`` (``FREQUENT_DIRECTIONS``, ...), the closure that ``_pairings``
+    compiles."""
 
     def sdrogd_pass(chunk, state, params, decisions):
         """One pass of SDROGD over a chunk, in the order given by ``chunk``'s ``order``.

@@ -618,25 +618,10 @@ def son_set_form(sparse, kind, state):
 
 
 def son_kernel(kind, dense_only):
-    """SON's pass over a chunk for the sketch ``kind``, as a function for
-    :func:`~._pairings.partial_fit_kernel` to compile. The constants are those of
-    its closure, which numba folds before typing: a pairing compiles only its
-    own branches (helpers that branch on ``kind`` into heavy code are
-    ``inline=True`` for that reason; see ``_jit``).
-
-    Parameters
-    ----------
-    kind : int
-        The sketch's code (``FREQUENT_DIRECTIONS``, ...).
-    dense_only : bool
-        The pass without the sparse form: the rows take the dense form, and
-        the state is not in the sparse form.
-
-    Returns
-    -------
-    son_pass : function
-        ``son_pass(chunk, state, params, decisions)``.
-    """
+    """SON's pass ``son_pass(chunk, state, params, decisions)`` over the sketch
+    ``kind`` (``FREQUENT_DIRECTIONS``, ...), the closure that ``_pairings``
+    compiles; ``dense_only``: without the sparse form, for rows in the dense
+    form on a state that is not in it."""
 
     def son_pass(chunk, state, params, decisions):
         """One pass of SON over a chunk, in the order given by ``chunk``'s ``order``.
@@ -644,11 +629,8 @@ def son_kernel(kind, dense_only):
         Parameters
         ----------
         chunk : tuple
-            ``(X, data, indices, indptr, is_sparse, order, y, sample_weight,
-            offsets)``: the ``i``-th example learned is row ``order[i]`` of the
-            chunk, with target ``y[i]``, weight ``sample_weight[i]`` and the loss
-            taken at its prediction less ``offsets[i]`` (a multinomial class's
-            margin against the others; 0 otherwise).
+            The rows and targets, in the order to learn them (see
+            :func:`~._first_order.first_order_partial_fit`).
         state : tuple
             ``(weights, rows, gram, cholesky, eigenvalues, dense, factor, counts,
             floats, scale, sketch_weights, form, touched, versions, maps, folds,
