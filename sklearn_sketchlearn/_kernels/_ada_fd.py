@@ -213,7 +213,7 @@ def shrink_buffer(rows, gram, floats, n_rows, rank, x, projected, spectrum, basi
 @jit(inline=True)
 def ada_fd_ridge(kind, missed, sketch_ridge, regularized, floats, counts, n_features, rank):
     """``rho`` of the sketch's Gram estimate ``rho I + S^T S`` (see
-    :func:`ada_fd_kernel`'s ``params``).
+    the ``params`` of :func:`ada_fd_kernel`'s pass).
 
     The paper's is the sketch's own ridge (RFD's ``alpha0``) and
     ``regularized`` times half FD's total shrink ``Delta`` (RFD's ``alpha =
@@ -314,7 +314,8 @@ def ada_fd_kernel(kind):
             sparse)`` (``limit_steps``: a mirror step that would move the
             example's prediction past its minimum stops there,
             :func:`~._losses.step_factor`; ``sparse``, last: CSR rows take the
-            sparse form, ``_ada_fd_sparse``). The sketch's
+            sparse form, whose pass is ``_ada_fd_sparse``'s: read there, not
+            here). The sketch's
             Gram estimate is ``rho I + S^T S`` (:func:`ada_fd_ridge`): ``rho =
             sketch_ridge + regularized * shrinkage / 2`` (RFD's ``alpha``; FD's
             whole shrink with ``regularized = 2``), and when ``missed`` the

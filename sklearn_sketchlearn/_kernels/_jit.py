@@ -49,8 +49,8 @@ stated once:
   internal copies) and runs as fast as before or faster.
 
 Compile time. A kernel compiles at its first call in a process whose cache
-misses it (``benchmarks/startup.py`` measures it: about 16 CPU seconds for the
-default classifier), so the kernels are written to compile little:
+misses it (``benchmarks/startup.py`` measures it: about 9 s for the default
+classifier on the 2-core machine), so the kernels are written to compile little:
 
 * One specialisation per kernel. numba compiles a function again for each new
   combination of argument types, so the estimators hand every kernel float64,

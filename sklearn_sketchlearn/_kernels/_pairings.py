@@ -55,9 +55,8 @@ def partial_fit_kernel(rule, kind, dense_only=False):
     ``dense_only`` (SON): the pass without its sparse form, for a call whose
     rows take the dense form on a state that is not in the sparse form. Its
     branches are pruned like the other sketches', so a learner that never
-    sees wide CSR rows never compiles the sparse form: SON over fast FD, 3.9
-    MB of machine code against 7.3, about a third less compile time. ADA-FD's
-    two forms are two kernels.
+    sees wide CSR rows never compiles the sparse form (SON over fast FD: half
+    the compile time, doc/performance.rst). ADA-FD's two forms are two kernels.
     """
     if rule == "son":
         kernel = son_kernel(kind, dense_only)
@@ -74,5 +73,6 @@ def partial_fit_kernel(rule, kind, dense_only=False):
     short, words = SKETCH_NAMES[kind]
     kernel.__name__ = kernel.__qualname__ = f"{rule}_over_{short}" + "_dense" * dense_only
     words += " in the sparse form" * (rule == "ada_fd_sparse")
+    words += " with the sparse form" * (rule == "son" and not dense_only)
     return jit(kernel, announce=(f"the {name} kernel over {words}",
                                  dense_seconds if dense_only else seconds))

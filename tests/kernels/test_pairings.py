@@ -27,7 +27,8 @@ import numpy as np
 import scipy.sparse as sp
 from numba.core import event
 from sklearn_sketchlearn import SketchedOnlineClassifier
-from sklearn_sketchlearn._kernels import _small_eigh, _sketch_updates as updates, _son_sparse
+from sklearn_sketchlearn._kernels import _ada_fd_sparse, _small_eigh, _son_sparse
+from sklearn_sketchlearn._kernels import _sketch_updates as updates
 
 strings = set()
 
@@ -47,7 +48,8 @@ def compiled():
               for name in ("oja_small_update", "oja_refresh", "rp_draw")}
     # (FD's shrink is inlined into the kernels; the eigendecomposition it calls is not)
     fd = len(_small_eigh.householder_tridiagonal.signatures)
-    return {**counts, "fd_shrink": fd, "sparse_step": len(_son_sparse.sparse_step.signatures)}
+    return {**counts, "fd_shrink": fd, "sparse_step": len(_son_sparse.sparse_step.signatures),
+            "ada_fd_sparse": len(_ada_fd_sparse.shrink_and_reset.signatures)}
 
 rng = np.random.default_rng(0)
 X = rng.standard_normal((60, 8))
@@ -87,6 +89,7 @@ def test_first_fits_compile_only_the_sketch_and_the_form_in_use(tmp_path):
     # SON's kernel compiled its sparse form (CSR rows in time independent of
     # d) for every learner: over fast FD, half its machine code
     assert after["son"]["sparse_step"] == after["ada_fd"]["sparse_step"] == 0
+    assert after["ada_fd"]["ada_fd_sparse"] == 0  # (ADA-FD's sparse form: a kernel of its own)
     assert after["son on CSR"]["sparse_step"] == 1
     assert after["son on CSR"]["in_sparse_form"] == 1
     # an array assigned to a slice (``out[:n] = values``) compiled numba's
