@@ -36,7 +36,7 @@ from sklearn.utils.validation import (
 
 from . import _units
 from ._kernels._rows import distinct_sorted
-from ._layout import STATE_LAYOUT, StateLayoutMixin, writable
+from ._layout import STATE_LAYOUT, StateLayoutMixin, copied, writable
 from ._trial import TRIAL_MEMORY, Trial, trial_memory
 from ._validation import CHUNK_CHECKS, plain_chunk, record_features, row_arrays
 from .losses import (
@@ -338,7 +338,7 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
                     self._state, self.sketch_, self._fit_passes):
                 partial = self.update_rule_._partial_snapshot(self._state, self.sketch_, X)
             if partial is None:
-                saved_states.append({key: value.copy() for key, value in self._state.items()})
+                saved_states.append(copied(self._state))
             else:
                 saved_states.append(partial[0])
                 restores.append(partial[1])

@@ -19,6 +19,11 @@ import numpy as np
 STATE_LAYOUT = 2
 
 
+def copied(arrays):
+    """A copy of ``arrays`` (a dict of arrays): each array copied."""
+    return {key: value.copy() for key, value in arrays.items()}
+
+
 def writable(arrays):
     """``arrays`` (a dict), its read-only arrays replaced by copies (the memory
     map's file is left as it was); other values as they are."""

@@ -26,6 +26,8 @@ pass, keeps 40.
 
 import numpy as np
 
+from ._layout import copied
+
 # The examples (of positive weight) a trial lasts
 TRIAL_EXAMPLES = 2000
 
@@ -55,7 +57,7 @@ class Trial:
     def __init__(self, name, values, state):
         self.name = name
         self.length = TRIAL_EXAMPLES  # (fit's is its first pass)
-        self.rivals = [{"value": value, "_state": _copied(state),
+        self.rivals = [{"value": value, "_state": copied(state),
                         "_progressive_sums": np.zeros(3), "_block_model": None}
                        for value in values]
         self.losses = np.zeros(1 + len(values))
@@ -74,10 +76,6 @@ class Trial:
         """The count of examples learned at which a block must end: the
         trial's middle, then its end."""
         return self.length if self.halfway else self.length // 2
-
-
-def _copied(state):
-    return {key: array.copy() for key, array in state.items()}
 
 
 def trial_memory(state, n_rivals):

@@ -18,7 +18,7 @@ from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted
 
 from .._kernels._lowrank import lowrank_apply, spectral_correction
-from .._layout import STATE_LAYOUT, StateLayoutMixin, writable
+from .._layout import STATE_LAYOUT, StateLayoutMixin, copied, writable
 from .._units import map_vectors
 from .._validation import record_features, validate_chunk
 
@@ -104,7 +104,7 @@ class BaseSketch(StateLayoutMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
             self._state = writable(self._state)  # (a sketch loaded memory-mapped)
         saved = dict(self.__dict__)
         if not first_call:
-            saved["_state"] = {key: value.copy() for key, value in self._state.items()}
+            saved["_state"] = copied(self._state)
         try:
             if first_call:
                 self._check_n_features(X_checked.shape[1])

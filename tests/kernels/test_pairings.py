@@ -48,7 +48,7 @@ def compiled():
               for name in ("oja_small_update", "oja_refresh", "rp_draw")}
     # (FD's shrink is inlined into the kernels; the eigendecomposition it calls is not)
     fd = len(_small_eigh.householder_tridiagonal.signatures)
-    return {**counts, "fd_shrink": fd, "sparse_step": len(_son_sparse.sparse_step.signatures),
+    return {**counts, "fd_eigensolver": fd, "sparse_step": len(_son_sparse.sparse_step.signatures),
             "ada_fd_sparse": len(_ada_fd_sparse.shrink_and_reset.signatures)}
 
 rng = np.random.default_rng(0)
@@ -83,7 +83,7 @@ def test_first_fits_compile_only_the_sketch_and_the_form_in_use(tmp_path):
     # the kernels branched on the sketch's kind at run time and compiled every
     # sketch's updates: about half of the first fit's compile time
     for rule in ("son", "ada_fd"):
-        assert after[rule]["fd_shrink"] == 1  # the cache was empty: FD's code compiled
+        assert after[rule]["fd_eigensolver"] == 1  # the cache was empty: FD's code compiled
         assert after[rule]["oja_small_update"] == after[rule]["oja_refresh"] == 0
         assert after[rule]["rp_draw"] == 0
     # SON's kernel compiled its sparse form (CSR rows in time independent of
