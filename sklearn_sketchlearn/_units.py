@@ -201,6 +201,10 @@ def observe(units, X, y=None, sample_weight=None):
     rows fed to the rule are (see :func:`centres`).
     """
     weights = np.ones(X.shape[0]) if sample_weight is None else sample_weight
+    if X.shape[0] and weights.min() <= 0.0:  # rows of weight 0 are not in the stream
+        kept = weights > 0.0  # (a stream that is not centred counts non-zeros unweighted)
+        X, weights = X[kept], weights[kept]
+        y = None if y is None else y[kept]
     n = float(weights.sum())
     features = observed_features(units, X)
     if n == 0.0:
