@@ -38,7 +38,13 @@ from . import _units
 from ._kernels._rows import distinct_sorted
 from ._layout import STATE_LAYOUT, StateLayoutMixin, copied, writable
 from ._trial import TRIAL_MEMORY, Trial, trial_memory
-from ._validation import CHUNK_CHECKS, plain_chunk, record_features, row_arrays
+from ._validation import (
+    CHUNK_CHECKS,
+    check_csr_structure,
+    plain_chunk,
+    record_features,
+    row_arrays,
+)
 from .losses import (
     CLASSIFICATION_LOSSES,
     LOSSES,
@@ -774,13 +780,15 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
 
     def _validate_Xy(self, X, y, *, first_call, y_numeric):
         if first_call:
-            return check_X_y(X, y, estimator=self, y_numeric=y_numeric, **CHUNK_CHECKS)
+            X, y = check_X_y(X, y, estimator=self, y_numeric=y_numeric, **CHUNK_CHECKS)
+            return check_csr_structure(X), y
         # a stream's later chunks are usually plain arrays: skip the general
         # machinery (dataframe probing) that costs more than a short chunk
         checked = plain_chunk(self, X, y)
         if checked is not None:
             return checked
-        return validate_data(self, X, y, reset=False, y_numeric=y_numeric, **CHUNK_CHECKS)
+        X, y = validate_data(self, X, y, reset=False, y_numeric=y_numeric, **CHUNK_CHECKS)
+        return check_csr_structure(X), y
 
     def _class_weight(self, classes, y):
         if self.class_weight is None:

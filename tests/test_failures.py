@@ -21,7 +21,7 @@ from sklearn_sketchlearn import SketchedOnlineClassifier, SketchedOnlineRegresso
 from sklearn_sketchlearn._kernels._son_sparse import REFRESHES, TOUCHED, catch_up_all
 from sklearn_sketchlearn._units import CENTRED_SPARSE_FLOATS
 from sklearn_sketchlearn._validation import CHUNK_CHECKS
-from sklearn_sketchlearn.sketches import SKETCHES, OjaSketch
+from sklearn_sketchlearn.sketches import SKETCHES, FrequentDirections, OjaSketch
 from sklearn_sketchlearn.update_rules import (
     SDROGD,
     AdaFD,
@@ -265,6 +265,50 @@ def test_a_later_csr_chunk_is_refused_as_on_the_first_call(stream, bad, message)
     with pytest.raises(ValueError, match=message):
         model.partial_fit(chunk, y[50:])
     assert pickle.dumps(model) == before
+
+
+def malformed_csr(X, defect):
+    """``X`` as CSR with one defect that scipy's constructor lets through."""
+    chunk = sp.csr_matrix(X)
+    if defect == "column past the width":
+        chunk.indices[3] = 400_000
+    elif defect == "negative column":
+        chunk.indices[3] = -1
+    else:  # row pointers that go back
+        chunk.indptr[2] = chunk.indptr[3] + 1
+    return chunk
+
+
+DEFECTS = ["column past the width", "negative column", "row pointers that go back"]
+
+
+@pytest.mark.parametrize("call", ["first", "later"])
+@pytest.mark.parametrize("defect", DEFECTS)
+def test_a_malformed_csr_chunk_is_refused_and_changes_nothing(stream, defect, call):
+    # the kernels index the state by the column indices unchecked: a column
+    # past the width crashed the process; the reference for the message is
+    # scipy's full check, which refuses each of these matrices
+    X, y = stream
+    chunk = malformed_csr(X[50:], defect)
+    with pytest.raises(ValueError):
+        chunk.check_format(full_check=True)
+    model = SketchedOnlineClassifier(random_state=0)
+    if call == "later":
+        model.partial_fit(X[:50], y[:50], classes=[0, 1, 2])
+    before = pickle.dumps(model)
+    with pytest.raises(ValueError, match="malformed CSR matrix"):
+        model.partial_fit(chunk, y[50:], classes=[0, 1, 2])
+    assert pickle.dumps(model) == before
+
+
+@pytest.mark.parametrize("defect", DEFECTS)
+def test_a_sketch_refuses_a_malformed_csr_chunk(stream, defect):
+    X, _ = stream
+    sketch = FrequentDirections(4).partial_fit(X[:50])
+    before = pickle.dumps(sketch)
+    with pytest.raises(ValueError, match="malformed CSR matrix"):
+        sketch.partial_fit(malformed_csr(X[50:], defect))
+    assert pickle.dumps(sketch) == before
 
 
 def fit_args(kind, y):
