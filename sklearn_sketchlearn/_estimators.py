@@ -1367,9 +1367,14 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
         :class:`SketchedOnlineClassifier`; ``'auto'`` takes the rule's default.
     loss : {'squared_error', 'absolute_error', 'epsilon_insensitive'}, default='squared_error'
         The loss; ``'squared_error'`` is ``(p - y)^2``.
-    epsilon : float, default=0.1
-        Width of the insensitive zone of ``'epsilon_insensitive'``. Values must
-        be in the range `[0.0, inf)`.
+    epsilon : float, default=0.0
+        Width of the insensitive zone of ``'epsilon_insensitive'``, in the
+        units of ``y``. No width suits every unit of the targets, so the
+        default is 0 (the absolute error), as for scikit-learn's
+        :class:`~sklearn.svm.LinearSVR`: set it to the size of the errors to
+        ignore, such as ``0.1 * np.std(y)``. (``SGDRegressor``'s 0.1 left
+        every rule predicting a constant on targets in thousandths: R^2
+        -4.5.) Values must be in the range `[0.0, inf)`.
     fit_intercept : bool, default=True
         Whether to fit an intercept (the weight of a constant feature). With
         an intercept the rules learn the targets minus the first one (of a
@@ -1447,7 +1452,7 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
         *,
         sketch="auto",
         loss="squared_error",
-        epsilon=0.1,
+        epsilon=0.0,
         fit_intercept=True,
         max_iter=5,
         tol=None,

@@ -49,8 +49,9 @@ def check_csr_structure(X):
     The kernels index the state by a row's column indices without bounds
     checks (see :mod:`sklearn_sketchlearn._layout`), and neither scipy's
     constructor nor :func:`check_array` looks at every index: a column index
-    past ``n_features`` crashed the process. The check reads each index once,
-    about 1% of a streamed call's time (1,000 rows of 50 non-zeros).
+    past ``n_features`` crashed the process. The check reads each index once:
+    6 us for 1,000 rows of 50 non-zeros, against about 3 ms of Oja-SON's
+    learning at d = 1e5.
     """
     if not sp.issparse(X):
         return X

@@ -934,7 +934,8 @@ def test_units_that_move_before_any_curvature_factor_nothing():
     # targets inside the epsilon zone: no gradient, no curvature, a ridge of 0,
     # while the units move (found by the property suite)
     X = np.random.default_rng(0).standard_normal((5, 3))
-    model = SketchedOnlineRegressor(sketch="rp", loss="epsilon_insensitive", random_state=0)
+    model = SketchedOnlineRegressor(sketch="rp", loss="epsilon_insensitive", epsilon=0.1,
+                                    random_state=0)
     model.partial_fit(X, np.zeros(5))
     assert np.isfinite(model._state["cholesky"]).all()
     np.testing.assert_array_equal(model.predict(X), 0.0)
