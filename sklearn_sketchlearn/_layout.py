@@ -15,8 +15,9 @@ import numpy as np
 # Increase whenever a state array changes shape or meaning
 # (1: SON's state floats gained the sum of squared slopes, d0cc89a; 2: SON's
 # start of AdaGrad's units became a parameter, adagrad_start, which the fitted
-# copy of an older rule lacks, and the estimator may hold a trial's rivals).
-STATE_LAYOUT = 2
+# copy of an older rule lacks, and the estimator may hold a trial's rivals; 3:
+# the first-order rules' norm holds OGD's sum of the sample weights).
+STATE_LAYOUT = 3
 
 
 def copied(arrays):

@@ -41,7 +41,11 @@ def first_order_partial_fit(chunk, state, params, decisions):
         the units of any feature. With ``limit_steps`` a step (OGD's, or
         AdaGrad's in mirror form) that would move the example's own
         prediction past its minimum along the step is shortened to stop
-        there (:func:`~._losses.step_factor`).
+        there (:func:`~._losses.step_factor`). OGD weighs an example by its
+        weight over the mean weight of the examples so far (their sum in
+        ``norm[2]``), so that its steps do not depend on the scale of the
+        weights; AdaGrad's steps do not (but for ``delta``), with the
+        weights as given.
     decisions : ndarray of shape (n_samples,)
         Filled with each example's prediction before it is learned.
 
@@ -88,7 +92,11 @@ def first_order_partial_fit(chunk, state, params, decisions):
             return i
         decisions[i] = prediction
         margin = prediction - offsets[i]  # (a multinomial class's, against the others)
-        slope = sample_weight[i] * loss_derivative(loss_code, margin, y[i], epsilon)
+        weight = sample_weight[i]
+        if not adaptive:  # OGD's weight is relative to the mean weight so far
+            norm[2] += weight
+            weight *= t / norm[2]
+        slope = weight * loss_derivative(loss_code, margin, y[i], epsilon)
         step = 0.0  # OGD's step
         if not adaptive:
             if slope_steps:

@@ -28,7 +28,7 @@ class _FirstOrderRule(BaseUpdateRule):
             "gradient_sum": np.zeros(n_features),
             "squared_sum": np.zeros(n_features),
             "scale": np.zeros(n_features if self._normalized else 0),  # NG's s_j
-            "norm": np.zeros(2),  # NG's N, the sum of the squared slopes
+            "norm": np.zeros(3),  # NG's N, the sum of the squared slopes, OGD's of the weights
         }
 
     def _move_units(self, state, sketch, change):
@@ -96,7 +96,12 @@ class OnlineGradientDescent(_FirstOrderRule):
     running root mean square: the step depends on the units of neither.
     ``learning_rate='invscaling'`` is ``eta_t = eta0 / t^p``; ``p = 1/2`` is
     the ``eta / sqrt(t)`` baseline of the SON, RFD and ADA-FD papers
-    (Zinkevich, 2003).
+    (Zinkevich, 2003). A sample weight ``w_t`` enters the slope relative to
+    the mean weight so far, ``w_t / mean(w_1..w_t)``, so that the steps do
+    not depend on the scale of the weights: with the weights as given, a
+    stream of weights from 0.01 to 100 (log-uniform) learned to R^2 0.806
+    where the weighted ``Ridge`` reached 0.996, and every weight of 1e6
+    stopped the steps.
 
     Measured one pass at the defaults on ``benchmarks/defaults.py``'s 25
     problems, against the best ``eta0`` of a grid from 1e-6 to 100 chosen by

@@ -543,7 +543,8 @@ def first_order(X, y, sample_weight, *, loss, adaptive, eta0, power_t=0.5, delta
     ``normalized``) or diagonal AdaGrad, one example at a time; the loss at ``p
     - offsets[t]``. ``limit_steps``: a (mirror) step that would move the
     example's own prediction past its minimum along the step
-    (:func:`step_reach`) stops there."""
+    (:func:`step_reach`) stops there. OGD's sample weights are relative to
+    their mean so far."""
     loss = LOSSES[loss]
     offsets = np.zeros(len(y)) if offsets is None else offsets
     n, d = X.shape
@@ -561,8 +562,9 @@ def first_order(X, y, sample_weight, *, loss, adaptive, eta0, power_t=0.5, delta
             seen = scale > 0
             N += np.sum((x[seen] / scale[seen]) ** 2)
         predictions[t] = beta @ x
-        slopes.append(sample_weight[t] * loss.derivative(predictions[t] - offsets[t], y[t],
-                                                         epsilon))
+        # OGD weighs an example by its weight over the mean weight so far
+        weight = sample_weight[t] if adaptive else sample_weight[t] / np.mean(sample_weight[:t + 1])
+        slopes.append(weight * loss.derivative(predictions[t] - offsets[t], y[t], epsilon))
         g = slopes[-1] * x
         if not adaptive:
             if learning_rate == "adagrad_norm":
