@@ -47,12 +47,12 @@ class Loss:
     def __repr__(self):
         return f"Loss({self.name!r})"
 
-    def __call__(self, p, y, epsilon=0.1):
+    def __call__(self, p, y, epsilon=0.0):
         """Loss values ``l(p, y)``, elementwise over arrays."""
         p, y = np.broadcast_arrays(np.asarray(p, float), np.asarray(y, float))
         return _losses.loss_array(self.code, p.ravel(), y.ravel(), epsilon, False).reshape(p.shape)
 
-    def derivative(self, p, y, epsilon=0.1):
+    def derivative(self, p, y, epsilon=0.0):
         """Derivatives ``dl/dp`` (0 at a kink), elementwise over arrays."""
         p, y = np.broadcast_arrays(np.asarray(p, float), np.asarray(y, float))
         return _losses.loss_array(self.code, p.ravel(), y.ravel(), epsilon, True).reshape(p.shape)

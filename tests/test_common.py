@@ -56,8 +56,9 @@ CLASSIFIERS = [
     SketchedOnlineClassifier(SDROGD(feature_scaling=None), sketch="rp", random_state=0),
     SketchedOnlineClassifier(AdaFD(feature_scaling=None), sketch="oja", random_state=0),
 ]
-# the papers' OGD, whose steps eta0 / sqrt(t) diverged on check_class_weight_classifiers
-# while they scaled with the class weights (OGD's weights are now relative to their mean)
+# OGD with the papers' schedule eta0 / sqrt(t) and no step limit, which diverged on
+# check_class_weight_classifiers while its steps scaled with the class weights (they
+# are now relative to the mean weight)
 OGD_SLOW_DECAY = SketchedOnlineClassifier(
     OnlineGradientDescent(learning_rate="invscaling", power_t=0.5, limit_steps=False),
     random_state=0)

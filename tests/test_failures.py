@@ -274,12 +274,15 @@ def malformed_csr(X, defect):
         chunk.indices[3] = 400_000
     elif defect == "negative column":
         chunk.indices[3] = -1
-    else:  # row pointers that go back
+    elif defect == "row pointers that go back":
         chunk.indptr[2] = chunk.indptr[3] + 1
+    else:  # row pointers past the stored values
+        chunk.indptr[-1] += 5
     return chunk
 
 
-DEFECTS = ["column past the width", "negative column", "row pointers that go back"]
+DEFECTS = ["column past the width", "negative column", "row pointers that go back",
+           "row pointers past the values"]
 
 
 @pytest.mark.parametrize("call", ["first", "later"])

@@ -468,6 +468,28 @@ def test_ogds_steps_are_free_of_the_scale_of_sample_weights(learning_rate):
         assert streamed[0].score(X[2400:], y[2400:]) > 0.8
 
 
+@pytest.mark.parametrize("class_weight", [None, {0: 0.0, 1: 3.0, 2: 0.5}])
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+def test_ogds_mean_weight_carries_over_calls(class_weight, sparse):
+    # the mean weight that OGD's steps are relative to is of the whole stream
+    # (of the examples of positive weight in each problem: a class weight of 0
+    # left a problem's first examples without any, 0 / 0 in the old mean):
+    # chunks learn what one call does, whatever the weights (in the data's own
+    # units: running units move at the end of each chunk)
+    X, y = make_classification(600, 10, n_informative=6, n_classes=3, random_state=0)
+    X = sp.csr_matrix(X * (np.random.default_rng(1).random(X.shape) < 0.5)) if sparse else X
+    weights = 10.0 ** np.random.default_rng(2).uniform(-2.0, 2.0, len(y))
+    once, chunked = (SketchedOnlineClassifier(OnlineGradientDescent(feature_scaling=None),
+                                              class_weight=class_weight, random_state=0)
+                     for _ in range(2))
+    once.partial_fit(X, y, classes=[0, 1, 2], sample_weight=weights)
+    for start in range(0, len(y), 23):
+        chunk = slice(start, start + 23)
+        chunked.partial_fit(X[chunk], y[chunk], classes=[0, 1, 2], sample_weight=weights[chunk])
+    np.testing.assert_allclose(chunked.coef_, once.coef_, rtol=1e-10, atol=1e-14)
+    assert np.abs(once.coef_).min(axis=1).all()  # every problem learned
+
+
 def test_a_change_of_target_units_rescales_ogds_squared_slopes():
     # OGD's step eta0 / (1 + sum l'^2 / d)^p follows no unit only if the slopes
     # already summed are in the targets' new unit: each moved with them, times r

@@ -42,10 +42,10 @@ def first_order_partial_fit(chunk, state, params, decisions):
         AdaGrad's in mirror form) that would move the example's own
         prediction past its minimum along the step is shortened to stop
         there (:func:`~._losses.step_factor`). OGD weighs an example by its
-        weight over the mean weight of the examples so far (their sum in
-        ``norm[2]``), so that its steps do not depend on the scale of the
-        weights; AdaGrad's steps do not (but for ``delta``), with the
-        weights as given.
+        weight over the mean weight of the examples of positive weight so far
+        (their sum in ``norm[2]``, their count in ``norm[3]``), so that its
+        steps do not depend on the scale of the weights; AdaGrad's steps do
+        not (but for ``delta``), with the weights as given.
     decisions : ndarray of shape (n_samples,)
         Filled with each example's prediction before it is learned.
 
@@ -93,9 +93,10 @@ def first_order_partial_fit(chunk, state, params, decisions):
         decisions[i] = prediction
         margin = prediction - offsets[i]  # (a multinomial class's, against the others)
         weight = sample_weight[i]
-        if not adaptive:  # OGD's weight is relative to the mean weight so far
-            norm[2] += weight
-            weight *= t / norm[2]
+        if not adaptive and weight > 0.0:  # OGD's weight, relative to the mean so far
+            norm[2] += weight  # (of the examples of positive weight: a class weight
+            norm[3] += 1.0  # of 0 leaves an example out of this problem)
+            weight *= norm[3] / norm[2]
         slope = weight * loss_derivative(loss_code, margin, y[i], epsilon)
         step = 0.0  # OGD's step
         if not adaptive:

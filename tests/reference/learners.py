@@ -563,7 +563,8 @@ def first_order(X, y, sample_weight, *, loss, adaptive, eta0, power_t=0.5, delta
             N += np.sum((x[seen] / scale[seen]) ** 2)
         predictions[t] = beta @ x
         # OGD weighs an example by its weight over the mean weight so far
-        weight = sample_weight[t] if adaptive else sample_weight[t] / np.mean(sample_weight[:t + 1])
+        so_far = sample_weight[:t + 1]
+        weight = sample_weight[t] if adaptive else sample_weight[t] / np.mean(so_far[so_far > 0])
         slopes.append(weight * loss.derivative(predictions[t] - offsets[t], y[t], epsilon))
         g = slopes[-1] * x
         if not adaptive:
