@@ -1294,7 +1294,12 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
             The score of the positive class (binary) or of each class.
         """
-        return self._clip(super().decision_function(X))
+        check_is_fitted(self)
+        # (LinearClassifierMixin's, with the CSR check: scipy's product would
+        # read a malformed matrix's indices past the coefficients)
+        X = check_csr_structure(validate_data(self, X, reset=False, accept_sparse="csr"))
+        scores = safe_sparse_dot(X, self.coef_.T, dense_output=True) + self.intercept_
+        return self._clip(scores.ravel() if scores.shape[1] == 1 else scores)
 
     @available_if(_check_proba)
     def predict_proba(self, X):
@@ -1623,5 +1628,5 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
             Predicted values.
         """
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, accept_sparse="csr")
+        X = check_csr_structure(validate_data(self, X, reset=False, accept_sparse="csr"))
         return self._clip(safe_sparse_dot(X, self.coef_, dense_output=True) + self.intercept_[0])
