@@ -781,14 +781,20 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
     def _validate_Xy(self, X, y, *, first_call, y_numeric):
         if first_call:
             X, y = check_X_y(X, y, estimator=self, y_numeric=y_numeric, **CHUNK_CHECKS)
-            return check_csr_structure(X), y
-        # a stream's later chunks are usually plain arrays: skip the general
-        # machinery (dataframe probing) that costs more than a short chunk
-        checked = plain_chunk(self, X, y)
-        if checked is not None:
-            return checked
-        X, y = validate_data(self, X, y, reset=False, y_numeric=y_numeric, **CHUNK_CHECKS)
+        else:
+            # a stream's later chunks are usually plain arrays: skip the general
+            # machinery (dataframe probing) that costs more than a short chunk
+            checked = plain_chunk(self, X, y)
+            X, y = checked if checked is not None else validate_data(
+                self, X, y, reset=False, y_numeric=y_numeric, **CHUNK_CHECKS)
         return check_csr_structure(X), y
+
+    def _rows_to_predict(self, X):
+        """``X`` validated for a prediction by the fitted model (as
+        ``LinearClassifierMixin`` does, and the CSR check: scipy's product
+        would read a malformed matrix's indices past the coefficients)."""
+        check_is_fitted(self)
+        return check_csr_structure(validate_data(self, X, reset=False, accept_sparse="csr"))
 
     def _class_weight(self, classes, y):
         if self.class_weight is None:
@@ -1294,10 +1300,7 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
             The score of the positive class (binary) or of each class.
         """
-        check_is_fitted(self)
-        # (LinearClassifierMixin's, with the CSR check: scipy's product would
-        # read a malformed matrix's indices past the coefficients)
-        X = check_csr_structure(validate_data(self, X, reset=False, accept_sparse="csr"))
+        X = self._rows_to_predict(X)
         scores = safe_sparse_dot(X, self.coef_.T, dense_output=True) + self.intercept_
         return self._clip(scores.ravel() if scores.shape[1] == 1 else scores)
 
@@ -1627,6 +1630,5 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
         y_pred : ndarray of shape (n_samples,)
             Predicted values.
         """
-        check_is_fitted(self)
-        X = check_csr_structure(validate_data(self, X, reset=False, accept_sparse="csr"))
+        X = self._rows_to_predict(X)
         return self._clip(safe_sparse_dot(X, self.coef_, dense_output=True) + self.intercept_[0])

@@ -39,8 +39,10 @@ def validate_chunk(estimator, X, *, first_call):
     against the ones recorded.
     """
     if first_call:
-        return check_csr_structure(check_array(X, estimator=estimator, **CHUNK_CHECKS))
-    return check_csr_structure(validate_data(estimator, X, reset=False, **CHUNK_CHECKS))
+        X = check_array(X, estimator=estimator, **CHUNK_CHECKS)
+    else:
+        X = validate_data(estimator, X, reset=False, **CHUNK_CHECKS)
+    return check_csr_structure(X)
 
 
 def check_csr_structure(X):
@@ -107,7 +109,7 @@ def plain_chunk(estimator, X, y):
         finite = np.isfinite(values.sum()) and (y.dtype.kind != "f" or np.isfinite(y.sum()))
     if not finite:
         return None
-    return check_csr_structure(X), y
+    return X, y
 
 
 def record_features(estimator, X):
