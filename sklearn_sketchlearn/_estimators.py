@@ -40,7 +40,7 @@ from ._layout import STATE_LAYOUT, StateLayoutMixin, copied, writable
 from ._trial import TRIAL_MEMORY, Trial, trial_memory
 from ._validation import (
     CHUNK_CHECKS,
-    check_csr_structure,
+    check_sparse_structure,
     plain_chunk,
     record_features,
     row_arrays,
@@ -779,22 +779,23 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         return sample_weight
 
     def _validate_Xy(self, X, y, *, first_call, y_numeric):
+        check_sparse_structure(X)
         if first_call:
-            X, y = check_X_y(X, y, estimator=self, y_numeric=y_numeric, **CHUNK_CHECKS)
-        else:
-            # a stream's later chunks are usually plain arrays: skip the general
-            # machinery (dataframe probing) that costs more than a short chunk
-            checked = plain_chunk(self, X, y)
-            X, y = checked if checked is not None else validate_data(
-                self, X, y, reset=False, y_numeric=y_numeric, **CHUNK_CHECKS)
-        return check_csr_structure(X), y
+            return check_X_y(X, y, estimator=self, y_numeric=y_numeric, **CHUNK_CHECKS)
+        # a stream's later chunks are usually plain arrays: skip the general
+        # machinery (dataframe probing) that costs more than a short chunk
+        checked = plain_chunk(self, X, y)
+        return checked if checked is not None else validate_data(
+            self, X, y, reset=False, y_numeric=y_numeric, **CHUNK_CHECKS)
 
     def _rows_to_predict(self, X):
         """``X`` validated for a prediction by the fitted model (as
-        ``LinearClassifierMixin`` does, and the CSR check: scipy's product
-        would read a malformed matrix's indices past the coefficients)."""
+        ``LinearClassifierMixin`` does, and the sparse structure's check:
+        scipy's product would read a malformed matrix's indices past the
+        coefficients)."""
         check_is_fitted(self)
-        return check_csr_structure(validate_data(self, X, reset=False, accept_sparse="csr"))
+        check_sparse_structure(X)
+        return validate_data(self, X, reset=False, accept_sparse="csr")
 
     def _class_weight(self, classes, y):
         if self.class_weight is None:

@@ -267,61 +267,66 @@ def test_a_later_csr_chunk_is_refused_as_on_the_first_call(stream, bad, message)
     assert pickle.dumps(model) == before
 
 
-def malformed_csr(X, defect):
-    """``X`` as CSR with one defect that scipy's constructor lets through."""
-    chunk = sp.csr_matrix(X)
-    if defect == "column past the width":
+def malformed(X, defect, form="csr"):
+    """``X`` as CSR (or CSC) with one defect that scipy's constructor lets through."""
+    chunk = sp.csr_matrix(X) if form == "csr" else sp.csc_matrix(X)
+    if defect == "index past the width":  # (for CSC, a row index past the rows)
         chunk.indices[3] = 400_000
-    elif defect == "negative column":
+    elif defect == "negative index":
         chunk.indices[3] = -1
-    elif defect == "row pointers that go back":
+    elif defect == "pointers that go back":
         chunk.indptr[2] = chunk.indptr[3] + 1
-    else:  # row pointers past the stored values
+    else:  # pointers past the stored values
         chunk.indptr[-1] += 5
     return chunk
 
 
-DEFECTS = ["column past the width", "negative column", "row pointers that go back",
-           "row pointers past the values"]
+DEFECTS = ["index past the width", "negative index", "pointers that go back",
+           "pointers past the values"]
 
 
+@pytest.mark.parametrize("form", ["csr", "csc"])
 @pytest.mark.parametrize("call", ["first", "later"])
 @pytest.mark.parametrize("defect", DEFECTS)
-def test_a_malformed_csr_chunk_is_refused_and_changes_nothing(stream, defect, call):
-    # the kernels index the state by the column indices unchecked: a column
-    # past the width crashed the process; the reference for the message is
-    # scipy's full check, which refuses each of these matrices
+def test_a_malformed_sparse_chunk_is_refused_and_changes_nothing(stream, defect, call, form):
+    # the kernels index the state by the column indices unchecked: a CSR column
+    # past the width crashed the process, and scipy's conversion of a CSC chunk
+    # to CSR wrote past its arrays; the reference for the message is scipy's
+    # full check, which refuses each of these matrices
     X, y = stream
-    chunk = malformed_csr(X[50:], defect)
+    chunk = malformed(X[50:], defect, form)
     with pytest.raises(ValueError):
         chunk.check_format(full_check=True)
     model = SketchedOnlineClassifier(random_state=0)
     if call == "later":
         model.partial_fit(X[:50], y[:50], classes=[0, 1, 2])
     before = pickle.dumps(model)
-    with pytest.raises(ValueError, match="malformed CSR matrix"):
+    message = f"malformed {form.upper()} matrix"
+    with pytest.raises(ValueError, match=message):
         model.partial_fit(chunk, y[50:], classes=[0, 1, 2])
     assert pickle.dumps(model) == before
     if call == "later":  # scipy's product would read past the coefficients too
-        with pytest.raises(ValueError, match="malformed CSR matrix"):
+        with pytest.raises(ValueError, match=message):
             model.predict(chunk)
 
 
+@pytest.mark.parametrize("form", ["csr", "csc"])
 @pytest.mark.parametrize("defect", DEFECTS)
-def test_a_regressor_refuses_to_predict_a_malformed_csr_chunk(stream, defect):
+def test_a_regressor_refuses_to_predict_a_malformed_sparse_chunk(stream, defect, form):
     X, y = stream
     model = SketchedOnlineRegressor(random_state=0).fit(X[:50], y[:50].astype(float))
-    with pytest.raises(ValueError, match="malformed CSR matrix"):
-        model.predict(malformed_csr(X[50:], defect))
+    with pytest.raises(ValueError, match=f"malformed {form.upper()} matrix"):
+        model.predict(malformed(X[50:], defect, form))
 
 
+@pytest.mark.parametrize("form", ["csr", "csc"])
 @pytest.mark.parametrize("defect", DEFECTS)
-def test_a_sketch_refuses_a_malformed_csr_chunk(stream, defect):
+def test_a_sketch_refuses_a_malformed_sparse_chunk(stream, defect, form):
     X, _ = stream
     sketch = FrequentDirections(4).partial_fit(X[:50])
     before = pickle.dumps(sketch)
-    with pytest.raises(ValueError, match="malformed CSR matrix"):
-        sketch.partial_fit(malformed_csr(X[50:], defect))
+    with pytest.raises(ValueError, match=f"malformed {form.upper()} matrix"):
+        sketch.partial_fit(malformed(X[50:], defect, form))
     assert pickle.dumps(sketch) == before
 
 
