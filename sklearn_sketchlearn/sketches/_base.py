@@ -2,6 +2,7 @@
 its inverse as a linear operator, and ``transform`` onto the top directions."""
 
 from abc import abstractmethod
+from contextlib import contextmanager
 from numbers import Integral
 
 import numpy as np
@@ -98,21 +99,39 @@ class BaseSketch(StateLayoutMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
 
     def _stream(self, X, *, first_call):
         X_checked = validate_chunk(self, X, first_call=first_call)
-        # all or nothing: a chunk that overflows the sketch leaves it as it was
         if not first_call:
             self._check_state_layout()
+            self._check_fitted()
             self._state = writable(self._state)  # (a sketch loaded memory-mapped)
-        saved = dict(self.__dict__)
-        if not first_call:
-            saved["_state"] = copied(self._state)
-        try:
+        # all or nothing: a chunk that overflows the sketch leaves it as it was
+        with self._all_or_nothing("on this chunk", in_place=not first_call):
             if first_call:
+                self._forget_fit()
                 self._check_n_features(X_checked.shape[1])
                 record_features(self, X)
                 self._state = self._kernel_state(X_checked.shape[1], self._random_state())
                 self._state_layout = STATE_LAYOUT
+                self._started_with = self._state_params()
                 self.n_samples_seen_ = 0
             self._update(X_checked)
+        self.n_samples_seen_ += X_checked.shape[0]
+        return self
+
+    def _forget_fit(self):
+        """Drop what a previous fit left that a new one does not set again."""
+
+    @contextmanager
+    def _all_or_nothing(self, where, *, in_place=True):
+        """Put the sketch back as it was if the body raises or leaves its state
+        not finite (then raising that the sketch overflowed ``where``);
+        ``in_place``: the body changes the state's arrays (else it replaces the
+        state, and the one before need not be copied)."""
+        saved = dict(self.__dict__)
+        if in_place:
+            saved["_state"] = copied(self._state)
+        try:
+            with np.errstate(over="ignore", invalid="ignore"):  # (refused below)
+                yield
             finite = all(np.isfinite(value).all() for value in self._state.values()
                          if value.dtype.kind == "f")
         except np.linalg.LinAlgError:  # an eigensolver met the overflow
@@ -125,12 +144,32 @@ class BaseSketch(StateLayoutMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
             self.__dict__.clear()
             self.__dict__.update(saved)
             raise ValueError(
-                f"{type(self).__name__} overflowed on this chunk (its state is no longer "
+                f"{type(self).__name__} overflowed {where} (its state is no longer "
                 "finite); the sketch is left as it was before the call. Scale the input "
                 "(StandardScaler)."
             )
-        self.n_samples_seen_ += X_checked.shape[0]
-        return self
+
+    def _state_params(self):
+        """The parameters the fitted state depends on: all but ``random_state``,
+        which only seeds the first call."""
+        return {name: value for name, value in self.get_params(deep=False).items()
+                if name != "random_state"}
+
+    def _check_fitted(self):
+        """Raise unless the sketch is fitted with the parameters it has now: its
+        state was built for them (a larger ``sketch_size`` set between calls
+        made the kernels write past the buffer)."""
+        check_is_fitted(self)
+        started = getattr(self, "_started_with", None)  # (None: pickled before it was kept)
+        if started is None:
+            return
+        params = self._state_params()
+        changed = [name for name in params if params[name] != started[name]]
+        if changed:
+            raise ValueError(
+                f"{' and '.join(changed)} changed since the sketch was started, and its "
+                "fitted state depends on them; call fit to start over (or set them back)."
+            )
 
     def _check_n_features(self, n_features):
         """Raise if the sketch cannot be built on ``n_features`` columns."""
@@ -193,14 +232,14 @@ class BaseSketch(StateLayoutMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         the sketch's current estimate of ``A^T A`` without its isotropic part,
         pending (not yet shrunk) rows included.
         """
-        check_is_fitted(self)
+        self._check_fitted()
         singular_values, directions = self._spectrum()
         return singular_values[:, np.newaxis] * directions
 
     @property
     def singular_values_(self):
         """ndarray of shape (n_rows,): the row norms of :attr:`components_`."""
-        check_is_fitted(self)
+        self._check_fitted()
         return self._spectrum()[0]
 
     def _spectrum(self):
@@ -230,7 +269,7 @@ class BaseSketch(StateLayoutMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         gram : ndarray of shape (n_features, n_features)
             ``rho I + S^T S``.
         """
-        check_is_fitted(self)
+        self._check_fitted()
         factor, rho = self._factor()
         return rho * np.eye(factor.shape[1]) + factor.T @ factor
 
@@ -256,7 +295,7 @@ class BaseSketch(StateLayoutMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         operator : scipy.sparse.linalg.LinearOperator of shape (n_features, n_features)
             Symmetric positive definite; ``operator @ v`` applies the inverse.
         """
-        check_is_fitted(self)
+        self._check_fitted()
         if not ridge > 0 or not power > 0:
             raise ValueError(
                 f"ridge and power must be positive, got ridge={ridge!r} and "
@@ -294,7 +333,7 @@ class BaseSketch(StateLayoutMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         X_new : ndarray of shape (n_samples, sketch_size)
             Coordinates of ``X`` along the top directions.
         """
-        check_is_fitted(self)
+        self._check_fitted()
         X = validate_chunk(self, X, first_call=False)
         singular_values, directions = self._spectrum()
         top = directions[: self._n_directions].copy()
@@ -311,8 +350,8 @@ class BaseSketch(StateLayoutMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
 
     def _check_mergeable(self, other):
         """Raise unless ``other`` sketches the same features in the same way."""
-        check_is_fitted(self)
-        check_is_fitted(other)
+        self._check_fitted()
+        other._check_fitted()
         self._check_state_layout()
         other._check_state_layout()
         if type(other) is not type(self):

@@ -2,7 +2,6 @@
 
 import numpy as np
 from sklearn.utils.extmath import safe_sparse_dot
-from sklearn.utils.validation import check_is_fitted
 
 from .._kernels._sketch_updates import EXACT
 from .._units import map_matrix
@@ -88,7 +87,7 @@ class ExactSketch(BaseSketch):
         gram : ndarray of shape (n_features, n_features)
             A copy of the accumulated ``A^T A``.
         """
-        check_is_fitted(self)
+        self._check_fitted()
         return self._state["dense"].copy()
 
     def merge(self, other):
@@ -106,6 +105,7 @@ class ExactSketch(BaseSketch):
             This sketch, now summarising both streams.
         """
         self._check_mergeable(other)
-        self._state["dense"] = self._state["dense"] + other._state["dense"]
+        with self._all_or_nothing("merging"):
+            self._state["dense"] = self._state["dense"] + other._state["dense"]
         self.n_samples_seen_ += other.n_samples_seen_
         return self

@@ -144,18 +144,19 @@ class FrequentDirections(BaseSketch):
             This sketch, now summarising both streams.
         """
         self._check_mergeable(other)
-        stacked = np.vstack([self._factor()[0], other._factor()[0]])
-        gram = stacked @ stacked.T
-        n_rows, delta = stacked.shape[0], 0.0
-        if n_rows >= self._n_factor_rows:
-            delta, n_rows = fd_shrink(stacked, gram, n_rows, self.sketch_size)
-        state = self._kernel_state(self.n_features_in_, None)
-        state["rows"][:n_rows] = stacked[:n_rows]
-        state["gram"][:n_rows, :n_rows] = gram[:n_rows, :n_rows]
-        state["counts"][0] = n_rows
-        state["floats"][0] = self.shrinkage_ + other.shrinkage_ + delta
-        self._state = state
-        self.shrinkage_ = float(state["floats"][0])
+        with self._all_or_nothing("merging", in_place=False):
+            stacked = np.vstack([self._factor()[0], other._factor()[0]])
+            gram = stacked @ stacked.T
+            n_rows, delta = stacked.shape[0], 0.0
+            if n_rows >= self._n_factor_rows:
+                delta, n_rows = fd_shrink(stacked, gram, n_rows, self.sketch_size)
+            state = self._kernel_state(self.n_features_in_, None)
+            state["rows"][:n_rows] = stacked[:n_rows]
+            state["gram"][:n_rows, :n_rows] = gram[:n_rows, :n_rows]
+            state["counts"][0] = n_rows
+            state["floats"][0] = self.shrinkage_ + other.shrinkage_ + delta
+            self._state = state
+            self.shrinkage_ = float(state["floats"][0])
         self.n_samples_seen_ += other.n_samples_seen_
         return self
 

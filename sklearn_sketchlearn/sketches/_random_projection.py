@@ -124,6 +124,10 @@ class RandomProjectionSketch(BaseSketch):
         """Seeds of every projection summed into this one."""
         return getattr(self, "_merged_seeds", self._state["counts"][1:2])
 
+    def _forget_fit(self):
+        # a refit's sum holds only its own seed's projections
+        self.__dict__.pop("_merged_seeds", None)
+
     def merge(self, other):
         """Add another fitted projection of the same size to this one.
 
@@ -144,7 +148,8 @@ class RandomProjectionSketch(BaseSketch):
                 "Cannot merge random projections drawn from the same seed: the "
                 "sum would be biased. Fit them with different random_state."
             )
-        self._merged_seeds = np.concatenate([self._seeds(), other._seeds()])
-        self._state["rows"] = self._state["rows"] + other._state["rows"]
+        with self._all_or_nothing("merging"):
+            self._merged_seeds = np.concatenate([self._seeds(), other._seeds()])
+            self._state["rows"] = self._state["rows"] + other._state["rows"]
         self.n_samples_seen_ += other.n_samples_seen_
         return self

@@ -51,6 +51,39 @@ def stream():
     return make_stream("decaying", n_samples=37, n_features=20)
 
 
+# parameters set on a fitted sketch: its state was built for the old values
+RESHAPES = [(FrequentDirections(3), {"sketch_size": 20}),
+            (FrequentDirections(8), {"sketch_size": 3}),
+            (FrequentDirections(3, fast=True), {"fast": False}),
+            (RegularizedFrequentDirections(3), {"alpha0": 2.0}),
+            (OjaSketch(3, random_state=0), {"sketch_size": 6}),
+            (RandomProjectionSketch(6, random_state=0), {"sketch_size": 3})]
+
+
+@pytest.mark.parametrize("sketch, params", RESHAPES,
+                         ids=[f"{ids(s)}-{p}" for s, p in RESHAPES])
+def test_parameters_changed_after_fitting_are_refused_until_fit(sketch, params, stream):
+    # a larger sketch_size between calls made the kernels write past the
+    # buffer (the process aborted, or shrinkage_ came out 1e257); a smaller
+    # one broke components_ and transform; the reference for starting over
+    # is a fresh sketch with the new parameters
+    fitted = clone(sketch).partial_fit(stream[:20])
+    before = pickle.dumps(fitted)
+    fitted.set_params(**params)
+    name = next(iter(params))
+    with pytest.raises(ValueError, match=f"{name} changed since the sketch was started"):
+        fitted.partial_fit(stream[20:])
+    with pytest.raises(ValueError, match=f"{name} changed since the sketch was started"):
+        fitted.transform(stream)
+    with pytest.raises(ValueError, match=f"{name} changed since the sketch was started"):
+        fitted.get_gram()
+    fitted.set_params(**clone(sketch).get_params())  # set back: it goes on as before
+    assert pickle.dumps(fitted) == before
+    fitted.set_params(**params).fit(stream)
+    np.testing.assert_array_equal(fitted.get_gram(),
+                                  clone(sketch).set_params(**params).fit(stream).get_gram())
+
+
 @pytest.mark.parametrize("sketch", SKETCHES, ids=ids)
 @pytest.mark.parametrize("chunk_size", [1, 3, 7, 36])
 def test_any_chunking_equals_one_fit(sketch, stream, chunk_size):
@@ -283,6 +316,40 @@ def test_merge_refuses_a_different_hyperparameter(sketch, name, value, stream):
     assert pickle.dumps(fitted) == before
     with pytest.raises(ValueError, match=f"different {name}"):
         other.merge(fitted)
+
+
+@pytest.mark.parametrize("sketch", MERGEABLE, ids=ids)
+def test_a_merge_that_overflows_raises_and_changes_nothing_or_stays_finite(sketch, stream):
+    # partial_fit refused what merging let through: an infinite Gram matrix or
+    # shrinkage_, which no later call could use. Each shard's sums of squares
+    # are 0.75 of the largest float, so the merged ones overflow (random
+    # projections sum S, not S^T S, and stay finite)
+    scale = np.sqrt(0.75 * np.finfo(np.float64).max / np.abs(stream.T @ stream).max())
+    merged = shard(sketch, 0).fit(stream * scale)
+    before = pickle.dumps(merged)
+    try:
+        merged.merge(shard(sketch, 1).fit(stream * scale))
+    except ValueError as error:
+        assert "overflowed merging" in str(error)
+        assert pickle.dumps(merged) == before
+    else:
+        assert all(np.isfinite(value).all() for value in merged._state.values()
+                   if value.dtype.kind == "f")
+
+
+def test_a_refit_random_projection_forgets_the_seeds_it_merged(stream):
+    # after a merge and a fit, the seeds merged before stayed on record: a
+    # projection of the refit's own seed merged into it (a biased sum), and
+    # one of a seed only the old merge had used was refused
+    merged = RandomProjectionSketch(3, random_state=0).fit(stream)
+    merged.merge(RandomProjectionSketch(3, random_state=1).fit(stream))
+    merged.fit(stream)
+    with pytest.raises(ValueError, match="same seed"):
+        merged.merge(RandomProjectionSketch(3, random_state=0).fit(stream))
+    merged.merge(RandomProjectionSketch(3, random_state=1).fit(stream))
+    expected = RandomProjectionSketch(3, random_state=0).fit(stream)
+    expected.merge(RandomProjectionSketch(3, random_state=1).fit(stream))
+    np.testing.assert_array_equal(merged.get_gram(), expected.get_gram())
 
 
 def test_oja_refuses_to_merge(stream):
