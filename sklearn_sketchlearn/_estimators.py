@@ -434,7 +434,7 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         loss = LOSSES[self._loss_name]
         limit = self._prediction_limit(y)
         if self._units is not None:
-            self._move_units(X, y, sample_weight, all_data)
+            self._move_units(X, y, self._unit_weights(y, sample_weight, class_weight), all_data)
         target_scale = self._target_scale()
         sparse_data = _units.is_sparse_data(X)
         # rows in running units are made block by block below
@@ -619,6 +619,10 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
             warnings.warn("Maximum number of iteration reached before convergence. Consider "
                           "increasing max_iter to improve the fit.", ConvergenceWarning,
                           stacklevel=4)  # the caller of fit (through sklearn's _fit_context)
+
+    def _unit_weights(self, y, sample_weight, class_weight):
+        """The weights of the examples as the running units see them."""
+        return sample_weight
 
     def _move_units(self, X, y, sample_weight, all_data=False):
         """Add a chunk (``all_data``: the whole training set) to the running
@@ -1232,6 +1236,16 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
     def _block_labels(self, y):
         """Indices in ``classes_`` of already checked labels."""
         return np.searchsorted(self.classes_, y)
+
+    def _unit_weights(self, y, sample_weight, class_weight):
+        """Each example's sample weight times its class's, as a binary, joint or
+        multinomial model weighs it, so that class weights and the same sample
+        weights learn the same model (one-vs-rest problems, which put a class's
+        weight on its positives only, share the units of the joint weights)."""
+        if (class_weight == 1.0).all():
+            return sample_weight
+        weights = class_weight[self._block_labels(y)]
+        return weights if sample_weight is None else sample_weight * weights
 
     def _problem_arrays(self, labels, sample_weight, class_weight):
         """Targets and weights of each binary problem (or of the joint model)."""

@@ -5,6 +5,8 @@ References: NumPy's mean and variance of the whole stream, the explicit
 StandardScaler, and the same learner on the data in other units.
 """
 
+from functools import partial
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -466,6 +468,29 @@ def test_ogds_steps_are_free_of_the_scale_of_sample_weights(learning_rate):
         best = reference.score(X[2400:], y[2400:])
         assert fitted.score(X[2400:], y[2400:]) > best - 0.01
         assert streamed[0].score(X[2400:], y[2400:]) > 0.8
+
+
+@pytest.mark.parametrize(("rule", "n_classes"), [
+    *[(rule, 2) for rule in ("ogd", "adagrad", "ada_fd", "sdrogd", "son")],
+    ("sdrogd", 3), ("son", 3)])
+def test_class_weights_learn_what_the_same_sample_weights_learn(rule, n_classes):
+    # the running units were weighted by the sample weights alone, so class
+    # weights moved them differently (coef_ 0.013 to 0.36 apart over the
+    # rules that standardize); the reference is the model of the sample weights
+    # that class_weight stands for where a model weighs each example by its
+    # class's weight: binary, SDROGD's joint model, SON's multinomial one (one
+    #-vs-rest problems weigh only their positives by it, as SGDClassifier does)
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((300, 5)) * [1.0, 10.0, 0.1, 3.0, 1.0] + [0.0, 5.0, 0.0, -2.0, 1.0]
+    y = rng.integers(0, n_classes, 300)
+    y[X[:, 0] > 1.0] = 0
+    class_weight = dict(zip(range(n_classes), [3.0, 0.5, 2.0], strict=False))
+    sample_weight = rng.uniform(0.5, 2.0, 300)
+    loss = {"sdrogd": "hinge", "son": "log_loss"}.get(rule, "squared_hinge")
+    make = partial(SketchedOnlineClassifier, rule, loss=loss, random_state=0)
+    by_class = make(class_weight=class_weight).fit(X, y, sample_weight=sample_weight)
+    by_sample = make().fit(X, y, sample_weight=sample_weight * np.vectorize(class_weight.get)(y))
+    np.testing.assert_allclose(by_class.coef_, by_sample.coef_, rtol=1e-10, atol=1e-12)
 
 
 @pytest.mark.parametrize("class_weight", [None, {0: 0.0, 1: 3.0, 2: 0.5}])
