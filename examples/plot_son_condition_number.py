@@ -9,8 +9,10 @@ progressive error of one pass over the synthetic problem of
 (T = 10,000 examples, d = 100, ten directions whose variance rises linearly
 to the condition number kappa), for kappa = 10, 20, ..., 200. The examples
 ``Z``, the basis ``V`` and the labelling direction ``theta`` are the same at
-every kappa, so a learner invariant to linear transformations would draw a
-flat line.
+every kappa; the labels ``sign(theta^T x)`` change with it, but each problem
+is a rotation of the others in the coordinates ``Z``, so a learner invariant
+to linear transformations would draw a line flat up to the noise of one
+draw.
 
 First-order methods slow down as the problem stretches; SON with a sketch of
 the ten stretched directions should not. Every learner gets one
