@@ -357,6 +357,9 @@ def iter_minibatches(X, y=None, *, batch_size=100):
     if sp.issparse(X) and X.format not in ("csr", "csc"):
         X = X.tocsr()  # (COO and DIA matrices have no row slices)
     n_samples = _num_samples(X)
+    if y is not None and _num_samples(y) != n_samples:
+        raise ValueError(f"X has {n_samples} rows and y {_num_samples(y)}: the chunks would "
+                         "not line up.")
     for start in range(0, n_samples, batch_size):
         rows = slice(start, min(start + batch_size, n_samples))
         chunk = _safe_indexing(X, rows)

@@ -97,6 +97,9 @@ def test_iter_minibatches_covers_the_rows_in_order():
     np.testing.assert_array_equal(np.vstack(chunks), X)
     with pytest.raises(ValueError, match="batch_size"):
         next(iter_minibatches(X, batch_size=0))
+    # targets of another length would pair each chunk with the wrong rows
+    with pytest.raises(ValueError, match="X has 23 rows and y 22"):
+        next(iter_minibatches(X, np.arange(22.0), batch_size=5))
 
 
 def test_iter_minibatches_takes_any_array_like_and_sparse_format():

@@ -342,6 +342,9 @@ class BaseSketch(StateLayoutMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
 
     @property
     def _n_features_out(self):
+        # (fitted first: get_feature_names_out names transform's columns, which
+        # a sketch without a state has none of, as scikit-learn's transformers)
+        self._check_fitted()
         return self._n_directions
 
     # Parameters two merging sketches may differ in; every other one changes

@@ -211,6 +211,8 @@ def test_bad_chunk_raises_and_leaves_the_sketch_unchanged(sketch, stream, bad):
             fresh.partial_fit(BAD_CHUNKS[bad](stream[20:]))
         with pytest.raises(NotFittedError):
             fresh.transform(stream)
+        with pytest.raises(NotFittedError):  # (FD, Oja and RP named their sizes' columns)
+            fresh.get_feature_names_out()
         assert pickle.dumps(fresh) == pickle.dumps(clone(sketch))
 
 
