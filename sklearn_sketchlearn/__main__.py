@@ -12,11 +12,13 @@ if __name__ == "__main__":
                                      description=__doc__.splitlines()[0])
     parser.add_argument("--compile", action="store_true",
                         help="compile every kernel into numba's cache, then exit")
-    parser.add_argument("--n-jobs", type=int, default=-1, metavar="N",
+    parser.add_argument("--n-jobs", type=int, metavar="N",
                         help="with --compile: pairings compiled at once, each in a process "
                              "of its own of about 0.7 GB (default: -1, every core)")
     arguments = parser.parse_args()
+    if arguments.n_jobs is not None and not arguments.compile:
+        parser.error("--n-jobs sets how many pairings --compile compiles at once")
     if arguments.compile:
-        compile_kernels(n_jobs=arguments.n_jobs)
+        compile_kernels(n_jobs=-1 if arguments.n_jobs is None else arguments.n_jobs)
     else:
         main()

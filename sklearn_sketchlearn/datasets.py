@@ -103,7 +103,7 @@ def make_ill_conditioned_classification(
         "n_features": [Interval(Integral, 1, None, closed="left")],
         "scale": [Interval(Real, 0, None, closed="neither")],
         "decay": [Interval(Real, 0, None, closed="left")],
-        "mean": [Real],
+        "mean": [Interval(Real, None, None, closed="neither")],  # (finite)
         "coef": ["boolean"],
         "random_state": ["random_state"],
     },

@@ -40,6 +40,13 @@ def test_decaying_spectrum_regression_matches_the_paper_setup():
     np.testing.assert_allclose(eigenvalues, 100.0 * np.arange(1, 21) ** -2.0, rtol=0.05)
 
 
+@pytest.mark.parametrize("mean", [np.nan, np.inf])
+def test_decaying_spectrum_regression_refuses_a_mean_that_is_not_finite(mean):
+    # (a NaN mean returned rows of NaN)
+    with pytest.raises(ValueError, match="'mean' parameter"):
+        make_decaying_spectrum_regression(20, 5, mean=mean)
+
+
 def test_sdrogd_toy_is_make_classification_with_signed_labels():
     X, y = make_sdrogd_toy(random_state=0)
     assert X.shape == (8000, 200)

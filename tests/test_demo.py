@@ -2,6 +2,8 @@
 satisfies what it claims."""
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -40,3 +42,11 @@ def test_second_order_learners_beat_sgd_on_the_ill_conditioned_problem():
     sgd = table["SGDClassifier (hinge)"]
     for learner in ("SON (default)", "ADA-FFD, tau=10"):
         assert all(ours < theirs for ours, theirs in zip(table[learner], sgd, strict=True)), learner
+
+
+def test_the_command_refuses_n_jobs_without_compile():
+    # --n-jobs alone used to run the demo, ignoring it
+    done = subprocess.run([sys.executable, "-m", "sklearn_sketchlearn", "--n-jobs", "2"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert "--n-jobs sets how many pairings --compile compiles at once" in done.stderr
