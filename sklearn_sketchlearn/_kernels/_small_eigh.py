@@ -183,6 +183,16 @@ def ascending_order(values):
     return order
 
 
+@jit(strict=True)
+def divide_symmetric(matrix, scale, out):
+    """``out = matrix / scale`` from the lower triangle, by true divisions:
+    fastmath's ``1 / scale`` overflows where the largest entry is subnormal
+    (an FD buffer of rows near 1e-155 came out infinite)."""
+    for i in range(matrix.shape[0]):
+        for j in range(i + 1):
+            out[i, j] = out[j, i] = matrix[i, j] / scale
+
+
 @jit(inline=True)
 def symmetric_eigh(matrix):
     """``numpy.linalg.eigh`` of a small symmetric matrix (its lower triangle
@@ -197,9 +207,7 @@ def symmetric_eigh(matrix):
             largest = max(largest, abs(matrix[i, j]))
     scale = largest if largest > 0.0 else 1.0
     a = np.empty((n, n))
-    for i in range(n):
-        for j in range(i + 1):
-            a[i, j] = a[j, i] = matrix[i, j] / scale
+    divide_symmetric(matrix, scale, a)
     diagonal = np.empty(n)
     off_diagonal = np.zeros(n)
     rows = np.empty((n, n))

@@ -64,6 +64,16 @@ def test_extreme_scales_neither_overflow_nor_underflow(scale):
     assert np.all(np.isfinite(values)) and np.all(np.isfinite(vectors))
 
 
+def test_a_subnormal_largest_entry_is_scaled_without_overflow():
+    # fastmath turned the scaling's divisions into products by 1 / largest,
+    # infinite for a subnormal largest entry: the eigenvalues came out inf and
+    # FD refused rows near 1e-155 as an overflow
+    matrix = np.array([[2.0, 1.0], [1.0, 3.0]]) * 1e-310
+    values, vectors = symmetric_eigh(matrix)
+    np.testing.assert_allclose(values, np.linalg.eigvalsh(matrix), rtol=1e-10)
+    np.testing.assert_allclose(np.abs(vectors), np.abs(np.linalg.eigh(matrix)[1]), atol=1e-10)
+
+
 def test_tridiagonal_with_zero_subdiagonals():
     # Blocks that split: each unreduced block is swept on its own.
     t = np.diag(np.arange(8.0)) + np.diag([1, 1, 0, 1, 0, 0, 1.0], 1)
