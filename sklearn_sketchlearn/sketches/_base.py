@@ -82,6 +82,10 @@ class BaseSketch(StateLayoutMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
 
         Any chunking of a stream gives a sketch with the same guarantee; for
         the order-determined sketches it is the same sketch as one ``fit``.
+        The state is built for the parameters of the first call: changed
+        with ``set_params`` after it (but ``random_state``), they make this
+        method and the fitted attributes raise a ``ValueError`` until ``fit``
+        starts over.
 
         Parameters
         ----------
