@@ -1,6 +1,7 @@
 """The exact Gram matrix, the baseline every sketch approximates."""
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.utils.extmath import safe_sparse_dot
 
 from .._kernels._sketch_updates import EXACT
@@ -69,6 +70,11 @@ class ExactSketch(BaseSketch):
         return (self._kind, 0, 0, 0.0, 1.0, False)
 
     def _update(self, X):
+        if sp.issparse(X) and X.indices.dtype.kind == "u":
+            # scipy's sparse product has no unsigned index types (it raised a
+            # TypeError); the other sketches' kernels cast them (row_arrays)
+            X = sp.csr_matrix((X.data, X.indices.astype(np.int64), X.indptr.astype(np.int64)),
+                              shape=X.shape)
         self._state["dense"] += safe_sparse_dot(X.T, X, dense_output=True)
 
     def _move_columns(self, state, change):

@@ -14,6 +14,12 @@ def test_equals_gram_matrix_dense_and_sparse():
     A_sparse = sp.random(80, 9, density=0.3, random_state=0, format="csr")
     np.testing.assert_allclose(ExactSketch().fit(A_sparse).get_gram(),
                                (A_sparse.T @ A_sparse).toarray(), rtol=1e-12)
+    # unsigned index arrays, which scipy's sparse product refused
+    unsigned = A_sparse.copy()
+    unsigned.indices = unsigned.indices.astype(np.uint32)
+    unsigned.indptr = unsigned.indptr.astype(np.uint32)
+    np.testing.assert_allclose(ExactSketch().fit(unsigned).get_gram(),
+                               (A_sparse.T @ A_sparse).toarray(), rtol=1e-12)
 
 
 def test_merge_adds_gram_matrices():
