@@ -1084,9 +1084,11 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
             raise ValueError("classes must be passed on the first call to partial_fit.")
         balanced = getattr(self, "_balanced_weights", None)  # set by fit, with the state
         if self.class_weight == "balanced" and balanced is None:
+            where = ("on a stream it starts (after fit, it continues with fit's weights)"
+                     if first_call else "after a model started without them (after a fit "
+                     "with 'balanced', it continues with fit's weights)")
             raise ValueError(
-                "class_weight 'balanced' is not supported for partial_fit on a stream it "
-                "starts (after fit, it continues with fit's weights). In order "
+                f"class_weight 'balanced' is not supported for partial_fit {where}. In order "
                 "to use 'balanced' weights, use compute_class_weight('balanced', "
                 "classes=classes, y=y). In place of y you can use a large enough "
                 "sample of the full training set target to properly estimate the "

@@ -526,7 +526,8 @@ def bad_calls(X, y):
                              "Negative values"),
         "other classes": (lambda m: m.partial_fit(X, y, classes=[0, 1, 2, 3]), "not the same"),
         "balanced": (lambda m: m.set_params(class_weight="balanced").partial_fit(X, y),
-                     "'balanced' is not supported"),
+                     "'balanced' is not supported for partial_fit after a model started "
+                     "without them"),
         "fit nan": (lambda m: m.fit(nan, y), "NaN"),
     }
 
@@ -564,6 +565,13 @@ def test_partial_fit_after_a_balanced_fit_continues_with_its_weights(stream, nam
     balanced, explicit, unweighted = (model.coef_ for model in models)
     np.testing.assert_array_equal(balanced, explicit)
     assert np.abs(balanced - unweighted).max() > 1e-3 * np.abs(unweighted).max()
+    # a stream cannot start balanced (SGDClassifier's rule), nor turn balanced
+    # after a fit without it (the message said the stream was starting)
+    with pytest.raises(ValueError, match="partial_fit on a stream it starts"):
+        make_model(name, class_weight="balanced").partial_fit(X_fit, y_fit, classes=classes)
+    unbalanced = models[1].set_params(class_weight="balanced")
+    with pytest.raises(ValueError, match="partial_fit after a model started without them"):
+        unbalanced.partial_fit(X[rest], y[rest])
 
 
 @pytest.mark.parametrize(
