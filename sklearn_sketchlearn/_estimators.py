@@ -789,8 +789,9 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         # a stream's later chunks are usually plain arrays: skip the general
         # machinery (dataframe probing) that costs more than a short chunk
         checked = plain_chunk(self, X, y)
-        return checked if checked is not None else validate_data(
-            self, X, y, reset=False, y_numeric=y_numeric, **CHUNK_CHECKS)
+        if checked is not None:
+            return checked
+        return validate_data(self, X, y, reset=False, y_numeric=y_numeric, **CHUNK_CHECKS)
 
     def _rows_to_predict(self, X):
         """``X`` validated for a prediction by the fitted model (as

@@ -45,8 +45,8 @@ def validate_chunk(estimator, X, *, first_call):
 
 
 def check_sparse_structure(X):
-    """``X``, after checking that a compressed sparse matrix's index arrays stay
-    in its shape, before anything converts or reads it.
+    """Raise unless a compressed sparse matrix's index arrays stay in its
+    shape: run on the input, before anything converts or reads it.
 
     The kernels index the state by a row's column indices without bounds
     checks (see :mod:`sklearn_sketchlearn._layout`), and neither scipy's
@@ -60,13 +60,13 @@ def check_sparse_structure(X):
     the conversion). The other formats' constructors check their indices.
     """
     if not sp.issparse(X) or X.format not in ("csr", "csc", "bsr"):
-        return X
+        return
     if X.format != "csr":
         try:
             X.check_format(full_check=True)
         except ValueError as error:
             raise ValueError(f"X is a malformed {X.format.upper()} matrix: {error}.") from error
-        return X
+        return
     indptr, indices = X.indptr, X.indices
     n_rows, n_columns = X.shape
     if (indptr.shape[0] != n_rows + 1 or indptr[0] != 0
@@ -78,7 +78,6 @@ def check_sparse_structure(X):
     if stored.shape[0] and (stored.min() < 0 or stored.max() >= n_columns):
         raise ValueError(f"X is a malformed CSR matrix: its column indices must lie in "
                          f"[0, {n_columns}), got indices from {stored.min()} to {stored.max()}.")
-    return X
 
 
 def plain_chunk(estimator, X, y):

@@ -125,14 +125,14 @@ class BaseSketch(StateLayoutMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         """Drop what a previous fit left that a new one does not set again."""
 
     @contextmanager
-    def _all_or_nothing(self, where, *, in_place=True):
+    def _all_or_nothing(self, where, *, in_place):
         """Put the sketch back as it was if the body raises or leaves its state
         not finite (then raising that the sketch overflowed ``where``);
-        ``in_place``: the body changes the state's arrays (else it replaces the
-        state, and the one before need not be copied)."""
+        ``in_place``: the body writes into the state's arrays, which are then
+        copied (else it only rebinds them: a merge, a first call)."""
         saved = dict(self.__dict__)
-        if in_place:
-            saved["_state"] = copied(self._state)
+        if "_state" in saved:
+            saved["_state"] = copied(self._state) if in_place else dict(self._state)
         try:
             with np.errstate(over="ignore", invalid="ignore"):  # (refused below)
                 yield

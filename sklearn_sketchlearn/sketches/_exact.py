@@ -6,6 +6,7 @@ from sklearn.utils.extmath import safe_sparse_dot
 
 from .._kernels._sketch_updates import EXACT
 from .._units import map_matrix
+from .._validation import row_arrays
 from ._base import BaseSketch
 
 
@@ -70,11 +71,10 @@ class ExactSketch(BaseSketch):
         return (self._kind, 0, 0, 0.0, 1.0, False)
 
     def _update(self, X):
-        if sp.issparse(X) and X.indices.dtype.kind == "u":
-            # scipy's sparse product has no unsigned index types (it raised a
-            # TypeError); the other sketches' kernels cast them (row_arrays)
-            X = sp.csr_matrix((X.data, X.indices.astype(np.int64), X.indptr.astype(np.int64)),
-                              shape=X.shape)
+        if sp.issparse(X):  # with the kernels' index types: scipy's product has no
+            # unsigned ones (a CSR chunk with uint32 indices raised a TypeError)
+            _, data, indices, indptr, _, _ = row_arrays(X)
+            X = sp.csr_matrix((data, indices, indptr), shape=X.shape)
         self._state["dense"] += safe_sparse_dot(X.T, X, dense_output=True)
 
     def _move_columns(self, state, change):
@@ -111,7 +111,7 @@ class ExactSketch(BaseSketch):
             This sketch, now summarising both streams.
         """
         self._check_mergeable(other)
-        with self._all_or_nothing("merging"):
+        with self._all_or_nothing("merging", in_place=False):
             self._state["dense"] = self._state["dense"] + other._state["dense"]
         self.n_samples_seen_ += other.n_samples_seen_
         return self

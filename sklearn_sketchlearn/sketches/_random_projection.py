@@ -148,7 +148,7 @@ class RandomProjectionSketch(BaseSketch):
                 "Cannot merge random projections drawn from the same seed: the "
                 "sum would be biased. Fit them with different random_state."
             )
-        with self._all_or_nothing("merging"):
+        with self._all_or_nothing("merging", in_place=False):
             self._merged_seeds = np.concatenate([self._seeds(), other._seeds()])
             self._state["rows"] = self._state["rows"] + other._state["rows"]
         self.n_samples_seen_ += other.n_samples_seen_
