@@ -254,11 +254,15 @@ def sdrogd_kernel(kind):
             total = class_counts.sum()
             n_rows = counts[0] if kind == FREQUENT_DIRECTIONS else capacity
             rho = sketch_ridge + regularized * floats[0] / 2.0
+            # R = 0 until an example of positive weight arrives: the first ones may
+            # all carry a class weight of 0, and the scatter of nothing is zero
+            scattered = kind != NO_SKETCH and total > 0.0
             mean[:] = 0.0
-            for c in range(class_sums.shape[0]):
-                axpy(1.0 / total, class_sums[c], mean)
+            if scattered:
+                for c in range(class_sums.shape[0]):
+                    axpy(1.0 / total, class_sums[c], mean)
             strength = lam
-            if stabilize and kind != NO_SKETCH:
+            if stabilize and scattered:
                 smallest, largest = regularizer_eigenvalue_range(
                     kind, rows, eigenvalues, dense, factor, n_rows, counts[0], rho, within,
                     class_sums, class_counts, total, mean)
@@ -268,7 +272,7 @@ def sdrogd_kernel(kind):
                     step = min(step, 1.0 / (strength + largest))
             for k in range(n_outputs):
                 regularizer[:] = 0.0
-                if kind != NO_SKETCH:
+                if scattered:
                     regularizer_apply(kind, rows, eigenvalues, dense, factor, n_rows, counts[0],
                                       rho, within, class_sums, class_counts, total, mean,
                                       weights[k], applied, regularizer)

@@ -661,8 +661,8 @@ def sdrogd(X, labels, sample_weight, sketch, *, n_classes, lam, within, batch_si
             continue
         t = (seen + in_batch) / size  # batches of this size so far
         step = 1 / (lam * t) if pegasos else eta0 / t
-        R = np.zeros((D, D))
-        if sketch is not None:
+        R = np.zeros((D, D))  # (also while every example so far weighs 0)
+        if sketch is not None and counts.sum() > 0:
             N = counts.sum()
             u = sums.sum(axis=0) / N
             gram, shift = sketch.gram(D)
@@ -673,7 +673,7 @@ def sdrogd(X, labels, sample_weight, sketch, *, n_classes, lam, within, batch_si
             )
             R = within * (gram / N - np.outer(u, u)) - between
         strength = lam
-        if stabilize and sketch is not None:
+        if stabilize and sketch is not None and counts.sum() > 0:
             spectrum = np.linalg.eigvalsh(R)
             strength = max(lam, -spectrum[0])
             if strength + spectrum[-1] > 0:

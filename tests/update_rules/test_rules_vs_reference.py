@@ -512,6 +512,33 @@ def test_sdrogd(data, sketch, n_classes, stabilize, batch_size):
     check_against(model, X, labels, weights, expected, None, LOSSES["hinge"], sparse=False)
 
 
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("sketch", ["fd", "oja", "exact"])
+def test_sdrogd_starting_on_examples_of_class_weight_zero(data, sketch, n_classes):
+    # The first mini-batches hold only class 0, weighed 0: their scatter matrices
+    # are empty (the kernel divided by a total weight of 0 and stopped, "diverged").
+    # SDROGD learns its classes jointly, each example with its class's weight; one
+    # of class weight 0 still counts in its mini-batch (only a sample weight of 0
+    # leaves an example out), so the reference runs without leaving any out.
+    X, labels, _ = data
+    if n_classes == 3:
+        labels = np.digitize(X[:, 1], [-1.0, 1.0])
+    order = np.argsort(labels != 0, kind="stable")
+    X, labels = X[order], labels[order]
+    class_weight = {0: 0.0, **{c: 1.0 + c for c in range(1, n_classes)}}
+    rule = SDROGD(alpha=0.05, within_class_weight=0.3, batch_size=7, feature_scaling=None,
+                  eta0=0.5)
+    model = SketchedOnlineClassifier(rule, sketch=SKETCHES[sketch], loss="hinge",
+                                     class_weight=class_weight, random_state=0)
+    model.partial_fit(X, labels, classes=np.arange(n_classes))
+    weights = np.array([class_weight[c] for c in labels])
+    expected, _ = sdrogd.__wrapped__(X, labels, weights, reference_sketch(SKETCHES[sketch], 6),
+                                     n_classes=n_classes, lam=0.05, within=0.3, batch_size=7,
+                                     eta0=0.5)
+    np.testing.assert_allclose(weights_of(model), np.atleast_2d(expected), rtol=1e-8,
+                               atol=1e-10 * max(1.0, np.abs(expected).max()))
+
+
 def test_oja_son_follows_its_reference_over_a_long_stable_stream():
     # Where Oja-SON is stable (log loss, a ridge matching the data's scale) the
     # factored V = F Z tracks the row-by-row Gram-Schmidt of the reference for
