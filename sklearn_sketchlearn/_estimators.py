@@ -183,9 +183,12 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         rule = self.update_rule
         return LOSSES[(UPDATE_RULES[rule] if isinstance(rule, str) else rule)._default_loss]
 
-    def _start(self, X_raw, n_features, rule, sketch, loss, n_problems, n_outputs, random_state):
-        """Commit a new model: record the features and allocate fresh state."""
+    def _start(self, X_raw, X, rule, sketch, loss, n_problems, n_outputs, random_state):
+        """Commit a new model: record the features of ``X_raw`` (the caller's input)
+        and allocate fresh state for a stream that starts with ``X`` (the validated
+        input, which the choices below read: a pandas sparse frame comes as CSR)."""
         record_features(self, X_raw)
+        n_features = X.shape[1]
         self.update_rule_, self.sketch_ = rule, sketch
         self._loss_name = loss.name  # the rule was prepared for it (SON's sigma_)
         self._started_with = self._state_params()
@@ -204,11 +207,11 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
             for key, value in state.items():
                 self._state[key][k] = value
         self._trial = None
-        tried = rule._tried_values(sketch, _units.is_sparse_data(X_raw))
+        tried = rule._tried_values(sketch, _units.is_sparse_data(X))
         if tried is not None and trial_memory(self._state, len(tried[1])) <= TRIAL_MEMORY:
             self._trial = Trial(*tried, self._state)
         self._units = None
-        center = _units.centres(X_raw, self.fit_intercept, rule._centers_sparse_rows,
+        center = _units.centres(X, self.fit_intercept, rule._centers_sparse_rows,
                                 self._BLOCK_SIZE)
         if (rule._running_units and rule.feature_scaling == "standardize"
                 and rule._needs_units(center, is_classifier(self))):
@@ -1043,7 +1046,7 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
                 rule, sketch, loss = self._strategies(n_features + self.fit_intercept,
                                                       fit_steps)
                 self.classes_ = classes
-                self._start(X, n_features, rule, sketch, loss, *self._problems(classes, rule),
+                self._start(X, X_checked, rule, sketch, loss, *self._problems(classes, rule),
                             random_state)
             rng = random_state if self.shuffle else None
             self._learn(X_checked, y_checked, sample_weight, class_weight,
@@ -1120,7 +1123,7 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         if first_call:
             rule, sketch, loss = self._strategies(n_features + self.fit_intercept)
             self.classes_ = all_classes
-            self._start(X, n_features, rule, sketch, loss, *self._problems(all_classes, rule),
+            self._start(X, X_checked, rule, sketch, loss, *self._problems(all_classes, rule),
                         check_random_state(self.random_state))
         else:
             self._check_continues(warm_start=False)
@@ -1533,7 +1536,7 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
             else:
                 rule, sketch, loss = self._strategies(n_features + self.fit_intercept,
                                                       X_checked.shape[0] * self.max_iter)
-                self._start(X, n_features, rule, sketch, loss, 1, 1, random_state)
+                self._start(X, X_checked, rule, sketch, loss, 1, 1, random_state)
                 self._offset_targets(y_checked, sample_weight)
             rng = random_state if self.shuffle else None
             self._learn(X_checked, np.asarray(y_checked, dtype=np.float64), sample_weight, None,
@@ -1568,7 +1571,7 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
             n_features = X_checked.shape[1]
             if first_call:
                 rule, sketch, loss = self._strategies(n_features + self.fit_intercept)
-                self._start(X, n_features, rule, sketch, loss, 1, 1,
+                self._start(X, X_checked, rule, sketch, loss, 1, 1,
                             check_random_state(self.random_state))
                 self._offset_targets(y_checked, sample_weight)
             else:

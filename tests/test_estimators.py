@@ -277,6 +277,23 @@ def test_csr_input_gives_the_dense_result(stream, name):
                                dense.decision_function(X), rtol=rtol, atol=rtol)
 
 
+@pytest.mark.parametrize("estimator", [SketchedOnlineClassifier, SketchedOnlineRegressor])
+def test_a_pandas_sparse_frame_learns_what_its_csr_matrix_learns(estimator):
+    # The start of a stream (whether to centre it, the trial's values) was read
+    # off the caller's frame, judged dense, while the rows were learned as CSR:
+    # a third model, neither the CSR one nor the dense one.
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    X = sp.random(400, 300, density=0.02, format="csr", random_state=1,
+                  data_rvs=lambda k: rng.uniform(0.5, 2.0, k))
+    y = (X @ rng.standard_normal(300) > 0).astype(int)
+    frame = pd.DataFrame.sparse.from_spmatrix(X, columns=[f"f{j}" for j in range(300)])
+    from_csr = estimator(sketch="fd", random_state=0).fit(X, y)
+    from_frame = estimator(sketch="fd", random_state=0).fit(frame, y)
+    np.testing.assert_array_equal(from_frame.coef_, from_csr.coef_)
+    assert list(from_frame.feature_names_in_) == list(frame.columns)
+
+
 def test_threads_give_the_single_thread_result():
     X, y = load_digits(return_X_y=True)
     X = StandardScaler().fit_transform(X)
