@@ -143,7 +143,8 @@ def fd_append(buffer, gram, n_filled, rank, row):
 
 
 @jit
-def fd_partial_fit(buffer, gram, n_filled, rank, X, data, indices, indptr, is_sparse, n_samples):
+def fd_partial_fit(buffer, gram, n_filled, rank, shrinkage, X, data, indices, indptr, is_sparse,
+                   n_samples):
     """Stream a chunk of rows through a Frequent Directions buffer.
 
     Returns
@@ -151,10 +152,10 @@ def fd_partial_fit(buffer, gram, n_filled, rank, X, data, indices, indptr, is_sp
     n_filled : int
         Rows in use after the chunk.
     shrinkage : float
-        Sum of the shrinks applied during the chunk.
+        ``shrinkage`` (the sum of the shrinks before the chunk) plus the chunk's,
+        added one by one: the same float however the stream is cut into chunks.
     """
     row = np.empty(buffer.shape[1])
-    shrinkage = 0.0
     for i in range(n_samples):
         load_row(i, X, data, indices, indptr, is_sparse, row)
         n_filled, delta = fd_append(buffer, gram, n_filled, rank, row)

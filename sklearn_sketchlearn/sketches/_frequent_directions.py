@@ -110,11 +110,12 @@ class FrequentDirections(BaseSketch):
     def _update(self, X):
         state = self._state
         n_filled, shrinkage = fd_partial_fit(
-            state["rows"], state["gram"], state["counts"][0], self.sketch_size, *row_arrays(X)
+            state["rows"], state["gram"], state["counts"][0], self.sketch_size,
+            state["floats"][0], *row_arrays(X)
         )
         state["counts"][0] = n_filled
-        state["floats"][0] += shrinkage
-        self.shrinkage_ = float(state["floats"][0])
+        state["floats"][0] = shrinkage
+        self.shrinkage_ = float(shrinkage)
 
     def _factor(self):
         return self._state["rows"][: self._state["counts"][0]], 0.0

@@ -93,6 +93,9 @@ def test_any_chunking_equals_one_fit(sketch, stream, chunk_size):
         chunked.partial_fit(stream[start : start + chunk_size])
     assert chunked.n_samples_seen_ == stream.shape[0]
     np.testing.assert_allclose(chunked.get_gram(), whole.get_gram(), rtol=1e-12, atol=1e-12)
+    for name in ("shrinkage_", "alpha_"):  # sums over the stream in its order: to the bit
+        if hasattr(whole, name):
+            assert getattr(chunked, name) == getattr(whole, name)
 
 
 @pytest.mark.parametrize("sketch", SKETCHES, ids=ids)
