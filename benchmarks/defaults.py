@@ -445,8 +445,15 @@ def evaluate(learner, data, classes, stream, max_seconds):
         row["failures"]["skipped"] = f"{error} (--max-pass-seconds {max_seconds:g})"
         return row
     X_train, y_train, X_test, y_test = data
-    row["fit"] = attempt(row, "fit()", lambda: learner.make().fit(X_train, y_train).score(
-        X_test, y_test))
+
+    def fit_score():
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", ConvergenceWarning)
+            score = learner.make().fit(X_train, y_train).score(X_test, y_test)
+        row["unconverged"] = any(issubclass(w.category, ConvergenceWarning) for w in caught)
+        return score
+
+    row["fit"] = attempt(row, "fit()", fit_score)
     return row
 
 
@@ -465,6 +472,7 @@ def mean_row(rows):
         values = [other.get(key) for other in rows]
         if None not in values:
             row[key] = float(np.mean(values))
+    row["unconverged"] = any(other.get("unconverged") for other in rows)
     for key in [key for key in rows[0]["losses"]
                 if all(key in other["losses"] for other in rows)]:
         row["losses"][key] = float(np.mean([other["losses"][key] for other in rows]))
@@ -516,6 +524,11 @@ def run(names, rules, sketches, n_points, max_rows, max_seconds, n_splits, log):
 
 # ------------------------------------------------------------------ reporting
 
+def fit_cell(row):
+    """A row's ``fit()`` score, marked ``*`` where the fit stopped unconverged."""
+    return cell(row.get("fit")) + ("*" if row.get("unconverged") else "")
+
+
 def cell(value, signed=False):
     """A score for a table; '' when there is none."""
     if value is None:
@@ -554,7 +567,7 @@ def problem_section(name, result):
             default = "skipped" if "skipped" in row["failures"] else "n/a"
         rows.append([learner, default, cell(row.get("tuned")), cell(gap(row), signed=True)]
                     + ([cell(row.get("gap_se"))] if resplit else [])
-                    + [row.get("chosen", ""), cell(row.get("fit"))]
+                    + [row.get("chosen", ""), fit_cell(row)]
                     + ([cell(row.get("stream_default")), cell(row.get("stream_tuned"))]
                        if result["stream"] else []))
         for what, message in row["failures"].items():
@@ -564,7 +577,8 @@ def problem_section(name, result):
               "chosen value: the one chosen most often), with the standard error of the gap."
               if resplit else "")
     lines = ["", name, "-" * len(name), "", f"{result['task']}, {train} training and {test} "
-             f"test rows, {n_features} features; test {metric}.{splits}", "",
+             f"test rows, {n_features} features; test {metric}.{splits} A fit() score "
+             "marked * stopped unconverged (ConvergenceWarning).", "",
              *rst_table(header, rows)]
     if failures:
         lines += ["", "::", ""] + [
@@ -613,14 +627,15 @@ def defaults_section(results, task):
         wins += beats
         to_best = None if None in (own.get("default"), best[0]) else best[0] - own["default"]
         rows.append([problem, cell(own.get("default")), cell(sgd.get("default")),
-                     "yes" if beats else "no", cell(own.get("fit")), cell(sgd.get("fit")),
-                     cell(offline.get("fit")), f"{best[1]} {cell(best[0])}",
-                     cell(to_best, signed=True)])
+                     "yes" if beats else "no", fit_cell(own), fit_cell(sgd), fit_cell(offline),
+                     f"{best[1]} {cell(best[0])}", cell(to_best, signed=True)])
     header = ["problem", "default 1-pass", "SGD 1-pass", "beats SGD", "default fit()",
               "SGD fit()", names[2], "best peer", "gap to it"]
     return [f"Default: {names[0]}; SGD: {names[1]}. The default beats SGD after one pass on "
             f"{wins} of {len(rows)} problems. Best peer: SGD tuned (one pass) or {names[2]}; "
-            "the gap is its score minus the default's one-pass score.", "",
+            "the gap is its score minus the default's one-pass score. A fit() score marked * "
+            "is of a model that stopped at its iteration limit short of convergence "
+            "(ConvergenceWarning, on at least one split).", "",
             *rst_table(header, rows)]
 
 
