@@ -126,16 +126,16 @@ for (form, name), value in final.items():
 # better still; at the paper's size (d = 500, T = 10,000, in
 # ``benchmarks/reproduce_tables.py``) the paper's order returns: ADA-FULL,
 # then ADA-FFD and ADA-FD, then FD-SON, with the diagonal and first-order
-# learners three to four times ADA-FULL.
+# learners 2.9 to 4.5 times ADA-FULL (``doc/reproduction_results.rst``).
 
 # %%
 # Regret against the sketch size
 # ------------------------------
 # The paper's Fig. 3: a larger ``tau`` brings both sketched forms towards
-# ADA-FULL (mirror descent, each point with its best ``eta`` and, as in the
-# paper for ``tau`` above its default, its best ``delta``). With d = 50 a
-# sketch of 10 to 20 rows already holds the spectrum's mass: beyond it the
-# sketched learners converge on ADA-FULL's regret rather than improve.
+# ADA-FULL (mirror descent, each point with its best ``eta`` and its best
+# ``delta``). With d = 50 a sketch of 10 to 20 rows already holds the
+# spectrum's mass: from there on the sketched learners stay near ADA-FULL's
+# regret (within about 0.9 to 1.2 times it) rather than improve.
 taus = [5, 10, 20] if QUICK else [5, 10, 15, 20, 30]
 fig, ax = plt.subplots(figsize=(6, 4))
 for label, fast in (("ADA-FD", False), ("ADA-FFD", True)):

@@ -11,9 +11,11 @@ prediction bound C = 1, sketch size m = 20, doubling sketches).
 
 FD-SON, RP-SON and Oja-SON keep ``alpha_0 I`` as their ridge for ever, so a
 small ``alpha_0`` leaves the directions outside the sketch with the step
-``1 / alpha_0``; RFD-SON's ridge grows with the mass its sketch discards and
-is nearly flat in ``alpha_0``. The full Online Newton Step (FULL-ON) is the
-unsketched reference.
+``1 / alpha_0``; RFD-SON's ridge grows with the mass its sketch discards, so
+it never falls to their coin flips: over ``alpha_0`` it stays within
+0.818-0.838 on a9a and 0.781-0.900 on digits, as the full Online Newton Step
+(FULL-ON, the unsketched reference) does (0.814-0.841 and 0.807-0.900),
+where FD-, RP- and Oja-SON reach 0.33-0.50 at their worst.
 
 The data are scikit-learn's digits (even against odd digits) and a9a, the
 paper's first data set, when its LIBSVM file is in the folder named by the

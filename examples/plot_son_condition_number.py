@@ -14,8 +14,9 @@ is a rotation of the others in the coordinates ``Z``, so a learner invariant
 to linear transformations would draw a line flat up to the noise of one
 draw.
 
-First-order methods slow down as the problem stretches; SON with a sketch of
-the ten stretched directions should not. Every learner gets one
+A learner without curvature (SON with m = 0, its ridge only) slows down as
+the problem stretches; SON with a sketch of the ten stretched directions
+should not. Every learner gets one
 hyperparameter for all kappas (the best mean error at kappa = 10 and 200 on
 a small grid), so flatness is not bought by re-tuning.
 """
