@@ -411,6 +411,10 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
                 if value.dtype.kind == "f" and not np.isfinite(value).all():
                     cause = f"its state ({key!r}) is no longer finite"
                     break
+        units = self.update_rule_._kernel_units
+        if cause is not None and units is not None and not np.isfinite(self._state[units]).all():
+            # the units a kernel keeps overflowed (before any step could diverge)
+            raise ValueError(self._units_overflow_message())
         if cause is not None:
             raise ValueError(
                 f"{type(self.update_rule_).__name__} diverged during pass {epoch + 1}: "
@@ -418,6 +422,17 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
                 "data (StandardScaler), a smaller step (eta0) or a larger ridge (alpha, "
                 f"delta) might help.{unchecked_input()}"
             )
+
+    def _units_overflow_message(self):
+        """Why a call fails whose running units (the estimator's, or those a
+        rule's kernel keeps) overflowed: no step diverged, the data's squares
+        are not floats."""
+        return (
+            f"{type(self.update_rule_).__name__} learns in running units, and the "
+            "squares of this chunk's features or targets overflow: their spread is not "
+            "a float. Scale the input data (StandardScaler) first. The model is left as "
+            f"it was before this call.{unchecked_input()}"
+        )
 
     def _prediction_limit(self, y):
         """The largest prediction that is not a divergence, given the call's targets."""
@@ -636,12 +651,7 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
             targets = None if is_classifier(self) else y - self._target_offset
             features, finite = _units.observe(units, X, targets, sample_weight)
         if not finite:
-            raise ValueError(
-                f"{type(self.update_rule_).__name__} learns in running units, and the "
-                "squares of this chunk's features or targets overflow: their spread is not "
-                "a float. Scale the input data (StandardScaler) first. The model is left as "
-                f"it was before this call.{unchecked_input()}"
-            )
+            raise ValueError(self._units_overflow_message())
         change = _units.move(units, features, all_data)
         if change.moves:
             for _ in self._each_model():

@@ -89,7 +89,7 @@ def test_a_later_chunk_whose_sum_overflows_raises_only_the_learners_error(stream
     before = pickle.dumps(model)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        with pytest.raises(ValueError, match="diverged"):
+        with pytest.raises(ValueError, match="features or targets overflow"):
             model.partial_fit(huge, y[50:])
     assert pickle.dumps(model) == before
 
@@ -197,9 +197,10 @@ def blow_up(X, first_row=20, scale=1e160):
 
 
 # Rules that learn the normal rows and overflow on the scaled ones.
+# (without running units: their overflow is refused apart, before any step)
 DIVERGING = {
-    "son-none": lambda: SketchedOnlineNewton(alpha=1e-2),
-    "ada_fd": lambda: AdaFD(feature_scaling=None),  # running units would tame the rows
+    "son-none": lambda: SketchedOnlineNewton(alpha=1e-2, feature_scaling=None),
+    "ada_fd": lambda: AdaFD(feature_scaling=None),
 }
 
 
@@ -518,7 +519,7 @@ def test_a_denser_csr_chunk_that_diverges_in_the_dense_form_changes_nothing(sket
     denser = rng.standard_normal((12, 1000)) * (rng.random((12, 1000)) < 0.1)
     bad = sp.csr_matrix(blow_up(denser, first_row=6))
     before = pickle.dumps(model)
-    with pytest.raises(ValueError, match="diverged"):
+    with pytest.raises(ValueError, match="features or targets overflow"):
         model.partial_fit(bad, y[200:212])
     assert pickle.dumps(model) == before
 
@@ -567,6 +568,25 @@ def test_ogds_sum_of_sample_weights_overflowing_is_a_divergence(sparse):
     before = pickle.dumps(model)
     with pytest.raises(ValueError, match="diverged"):
         model.partial_fit(rows(X[200:220]), y[200:220], sample_weight=weights)
+    assert pickle.dumps(model) == before
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+@pytest.mark.parametrize("sketch", ["auto", "fast_fd", "oja", None])
+def test_sons_running_units_overflowing_say_so(stream, sketch, sparse):
+    # SON keeps its running units in its kernel: features whose squares
+    # overflow made them infinite, and the error called that a divergence and
+    # asked for a smaller step or a larger ridge, which cannot help; it now
+    # says what the estimator's own units say (and the model is as it was)
+    X, y = stream
+    model = SketchedOnlineClassifier(sketch=sketch, random_state=0)
+    model.partial_fit(X[:50], y[:50], classes=[0, 1, 2])
+    before = pickle.dumps(model)
+    chunk = X[50:100] * 1e200
+    with pytest.raises(ValueError, match="squares of this chunk's features or targets "
+                                         "overflow") as raised:
+        model.partial_fit(sp.csr_matrix(chunk) if sparse else chunk, y[50:100])
+    assert "diverged" not in str(raised.value)
     assert pickle.dumps(model) == before
 
 

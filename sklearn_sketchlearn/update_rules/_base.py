@@ -100,7 +100,8 @@ class BaseUpdateRule(BaseEstimator):
       feeds the rule features and targets in running units when its
       ``feature_scaling`` is ``'standardize'``, and calls :meth:`_move_units`
       when they move: see :mod:`sklearn_sketchlearn._units`; SON keeps its
-      own running units in its kernel; :meth:`_needs_units` may decline
+      own running units in its kernel, in the state array named by
+      ``_kernel_units``; :meth:`_needs_units` may decline
       them for a stream that is not centred; ``_centers_mostly_zero``: whether
       a feature zero in most examples is centred in a centred stream;
       ``_centers_sparse_rows``: whether a stream that starts with sparse rows
@@ -121,6 +122,7 @@ class BaseUpdateRule(BaseEstimator):
     _classification_only = False
     _joint_multiclass = False
     _running_units = False
+    _kernel_units = None
     _centers_mostly_zero = True
     _centers_sparse_rows = False
 

@@ -303,6 +303,8 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
     # SON's default loss then (digits 0.959 against 0.950; SON's problem at
     # kappa 10, progressive error 0.049 against 0.051)
     _default_sketch = "fast_rfd"
+    # the kernel's running units (sums of the features and their squares, AdaGrad's D)
+    _kernel_units = "scale"
     # loss='auto': Newton's step on the log loss (Gauss-Newton, its exact Hessian)
     # is logistic regression's, probabilities come with it, and over more than
     # two classes the multinomial loss has no one-vs-rest middle class that no
