@@ -102,8 +102,9 @@ class SDROGD(BaseUpdateRule):
     the whole sketch is used (rows not yet shrunk included), which satisfies
     the same bound with fewer rows left out. The regulariser is averaged over
     the examples, as the hinge term is, so the objective weighs as an SVM's
-    with ``C`` about ``1 / N``: with a minority class of 10% it predicts the
-    majority class, as the paper's update does; ``class_weight="balanced"``
+    with ``C`` about ``1 / N``: with a minority class of 10% (on some data up
+    to a third) it predicts the majority class, as the paper's update does;
+    ``class_weight="balanced"``
     weighs both terms by class (see the user guide's :ref:`defaults-short`).
     Its eq. (17) drops the ``eta`` on ``u u^T`` that its eq. (16) has; the
     expansion of eq. (16) is used. Sample weights weight both the hinge
