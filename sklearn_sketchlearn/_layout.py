@@ -16,8 +16,9 @@ import numpy as np
 # (1: SON's state floats gained the sum of squared slopes, d0cc89a; 2: SON's
 # start of AdaGrad's units became a parameter, adagrad_start, which the fitted
 # copy of an older rule lacks, and the estimator may hold a trial's rivals; 3:
-# the first-order rules' norm holds OGD's sum and count of positive weights).
-STATE_LAYOUT = 3
+# the first-order rules' norm holds OGD's sum and count of positive weights; 4:
+# SON keeps FD's factor of its rows' span from call to call, span and span_rows).
+STATE_LAYOUT = 4
 
 
 def copied(arrays):

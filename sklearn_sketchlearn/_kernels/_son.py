@@ -605,8 +605,8 @@ def refresh_after_rescale(kind, n_rows, gram, factor, ridge, cholesky, dense, cu
 def son_set_form(sparse, kind, state):
     """Bring SON's state to the sparse form (``sparse``) or to the dense one, in
     place, if it is not in it (see ``_son_sparse``)."""
-    (weights, rows, _, _, _, _, factor, counts, floats, scale, sketch_weights, form, touched,
-     versions, maps, folds, _) = state
+    (weights, rows, _, _, _, _, factor, counts, floats, scale, _, _, sketch_weights, form,
+     touched, versions, maps, folds, _) = state
     if sparse and form[SPARSE] == 0:
         enter_sparse_form(kind, rows, counts[0], sketch_weights, form, touched, versions)
         transpose_units(scale, np.True_)  # (see units_by_feature)
@@ -633,8 +633,8 @@ def son_kernel(kind, dense_only):
             :func:`~._first_order.first_order_partial_fit`).
         state : tuple
             ``(weights, rows, gram, cholesky, eigenvalues, dense, factor, counts,
-            floats, scale, sketch_weights, form, touched, versions, maps, folds,
-            journal)``, modified in place.
+            floats, scale, span, span_rows, sketch_weights, form, touched,
+            versions, maps, folds, journal)``, modified in place.
             ``counts[0]`` holds the FD rows in use, Oja's ``t`` or the RP counter;
             ``counts[1]`` the RP seed; ``floats`` FD's total shrink, ``sum
             |g_hat|^2``, the missed mass, the number of sketched gradients (of rows
@@ -644,8 +644,14 @@ def son_kernel(kind, dense_only):
             count of the targets' non-zero magnitudes and their running log median,
             the features that took units, the weight of ``fit``'s passes that
             the exact sketch's ridge holds (``SketchedOnlineNewton._grow_floor``)
-            and the sum of the curvature vectors' weights ``c^2``
-            (:func:`capped_prior_step`).
+            the sum of the curvature vectors' weights ``c^2``
+            (:func:`capped_prior_step`) and the ridge in use.
+            ``span`` is FD's Cholesky factor of its rows' span
+            (:func:`fd_held_mass`), kept from call to call so that any chunking
+            learns what one call does (a factor computed afresh at a call's start
+            differed from the bordered one in rounding, which a stream amplified
+            to 3e-9 of the weights after 100,000 rows); ``span_rows[0]`` the rows
+            it factors (-1: to be factored).
             ``sketch_weights``, ``form``, ``touched``, ``versions``, ``maps`` and
             ``folds`` hold the sparse form (``_son_sparse``), in which ``weights``
             is ``w_bar``; ``journal`` is where the sparse form saves the entries of
@@ -704,7 +710,7 @@ def son_kernel(kind, dense_only):
         """
         X, data, indices, indptr, is_sparse, order, y, sample_weight, offsets = chunk
         (weights, rows, gram, cholesky, eigenvalues, dense, factor, counts, floats, scale,
-         sketch_weights, form, touched, versions, maps, folds, journal) = state
+         span, span_rows, sketch_weights, form, touched, versions, maps, folds, journal) = state
         (rank, ridge_params, loss_code, epsilon, bound, target_bound, sigma, gauss_newton,
          eta0, power_t, oja_eta0, oja_constant, fit_intercept, scaling, t_start, sparse_form,
          target_units, log_loss_max_step, repeated, after_fit_passes, prior_growth,
@@ -737,14 +743,18 @@ def son_kernel(kind, dense_only):
         row_shifts = np.zeros(capacity + 1)
         slot_coefficients = np.zeros(capacity)
         no_slot_products = np.zeros((0, capacity))  # (fd_sparse_shrink's: SON carries none)
-        span = np.zeros((capacity, capacity) if kind == FREQUENT_DIRECTIONS else (0, 0))
         span_solved = np.zeros(capacity)
-        span_rows = -1  # the rows that ``span`` factors (-1: none, to be factored)
         held = 0.0
         r = np.zeros(capacity)
         curvature = np.zeros((n_features, n_features) if kind == EXACT and scaling >= 2 else (0, 0))
-        ridge = son_ridge(ridge_params, floats, n_features, n_directions, kind, counts, eigenvalues,
-                          sketched_mass(kind, gram, counts[0], 0.0))
+        # the ridge in use, carried from the last example (floats[14]), so that a
+        # call's start is not a point of its own (the ridge computed afresh could
+        # differ from the one in use in rounding); computed for the first example
+        # and where fit's passes grew its floor (below)
+        ridge = floats[14]
+        if floats[5] == 0.0 or after_fit_passes:
+            ridge = son_ridge(ridge_params, floats, n_features, n_directions, kind, counts,
+                              eigenvalues, sketched_mass(kind, gram, counts[0], 0.0))
         # fit's passes grow the ridge's floor and the log loss's prior
         # (SketchedOnlineNewton._grow_floor, _ridge_params): FD's and RP's factor of
         # ridge I + S S^T may hold the last call's ridge
@@ -818,7 +828,7 @@ def son_kernel(kind, dense_only):
                 sketch_moved = sketch_moved or (ridge != previous and (
                     kind == FREQUENT_DIRECTIONS or kind == RANDOM_PROJECTION))
             if sketch_moved:
-                span_rows = -1
+                span_rows[0] = -1
                 refresh_after_rescale(kind, n_rows, gram, factor, ridge, cholesky, dense,
                                       curvature, floats[6])
             if sparse:
@@ -898,9 +908,9 @@ def son_kernel(kind, dense_only):
                                     fit_intercept and scaling == 2)
                 # (only FD's adaptive ridge reads the missed mass)
                 if kind == FREQUENT_DIRECTIONS and adaptive:
-                    if span_rows != n_rows:  # else kept current by fd_border_span
+                    if span_rows[0] != n_rows:  # else kept current by fd_border_span
                         cholesky_factor(gram, n_rows, span, 1e-12)
-                        span_rows = n_rows
+                        span_rows[0] = n_rows
                     held = fd_held_mass(span, n_rows, projected, span_solved)
                     floats[2] += max(mass - c * c * held, 0.0)
                 else:
@@ -963,7 +973,7 @@ def son_kernel(kind, dense_only):
                     delta, n_rows = fd_shrink(rows, gram, capacity, rank)
                 counts[0] = n_rows
                 floats[0] += delta
-                span_rows = -1
+                span_rows[0] = -1
                 ridge = son_ridge(ridge_params, floats, n_features, n_directions, kind, counts,
                                   eigenvalues, sketched_mass(kind, gram, n_rows, 0.0))
                 cholesky[:] = 0.0
@@ -998,7 +1008,7 @@ def son_kernel(kind, dense_only):
                         factor_with_ridge(gram, n_rows + 1, ridge, cholesky)
                     if adaptive:  # span factors the rows before c x (see above)
                         fd_border_span(span, gram, n_rows, span_solved, c, squared_norm, held)
-                        span_rows = n_rows + 1
+                        span_rows[0] = n_rows + 1
                     projected[n_rows] = c * squared_norm
                     appended = n_rows
                     counts[0] = n_rows + 1
@@ -1073,6 +1083,7 @@ def son_kernel(kind, dense_only):
             if sparse and scaling != 0 and not scale_finite(units, cols, nnz):
                 return i
             floats[4] = max(floats[4], abs(target))
+            floats[14] = ridge
         return order.shape[0]
 
     return son_pass

@@ -524,6 +524,10 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
         ridge = self._ridge_params(sketch, loss)[0]
         capacity = state["rows"].shape[0]
         state["cholesky"] = np.zeros((capacity, capacity))
+        # FD's factor of its rows' span and the rows it factors (see son_pass)
+        is_fd = sketch is not None and sketch._kind == FREQUENT_DIRECTIONS
+        state["span"] = np.zeros((capacity, capacity) if is_fd else (0, 0))
+        state["span_rows"] = np.zeros(1, dtype=np.int64)
         if sketch is not None and sketch._kind == RANDOM_PROJECTION:
             state["cholesky"] = np.sqrt(ridge) * np.eye(capacity)
         if sketch is not None and sketch._kind == EXACT:
@@ -534,8 +538,9 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
         # fold, the targets' unit, the count and the running log median of |y|,
         # the features that took units (the log loss's prior: son_ridge), the
         # weight of fit's passes that the ridge of index 6 holds (_grow_floor),
-        # the sum of the curvature vectors' weights c^2 (the prior step's cap)
-        floats = np.zeros(14)
+        # the sum of the curvature vectors' weights c^2 (the prior step's cap), the
+        # ridge in use (carried from call to call)
+        floats = np.zeros(15)
         floats[6] = ridge
         floats[12] = 1.0
         floats[0] = state["floats"][0]
@@ -580,7 +585,8 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
         arrays = (
             state["weights"], state["rows"], state["gram"], state["cholesky"],
             state["eigenvalues"], state["dense"], state["factor"], state["counts"],
-            state["floats"], state["scale"], state["sketch_weights"], form, state["touched"],
+            state["floats"], state["scale"], state["span"], state["span_rows"],
+            state["sketch_weights"], form, state["touched"],
             state["versions"], state["maps"], state["folds"],
             tuple(state.get(key, empty) for key, empty in zip(self._JOURNAL, NO_JOURNAL,
                                                                strict=True)),
