@@ -115,7 +115,8 @@ def test_son_learns_the_same_state_wherever_a_dense_stream_is_cut(sketch):
     X = rng.standard_normal((300, 30)) * np.logspace(-1, 1, 30) + 2.0  # units to learn
     score = X @ rng.standard_normal(30) + rng.standard_normal(300)
     y = (score > np.median(score)).astype(int)
-    whole = SketchedOnlineClassifier(sketch=sketch, random_state=0).partial_fit(X, y, classes=[0, 1])
+    whole = SketchedOnlineClassifier(sketch=sketch, random_state=0)
+    whole.partial_fit(X, y, classes=[0, 1])
     for cut in range(1, 300, 3):
         two = SketchedOnlineClassifier(sketch=sketch, random_state=0)
         two.partial_fit(X[:cut], y[:cut], classes=[0, 1]).partial_fit(X[cut:], y[cut:])
