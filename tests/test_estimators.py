@@ -124,6 +124,34 @@ def test_son_learns_the_same_state_wherever_a_dense_stream_is_cut(sketch):
             assert np.array_equal(value, two._state[key]), (cut, key)
 
 
+@pytest.mark.parametrize("sketch", ["oja", "rp"])
+def test_growing_sample_weights_forget_a_concept_that_changed(sketch):
+    # the user guide's recipe for drifting streams (choosing.rst): SON forgets
+    # nothing, and over Oja's sketch or random projections 2,000 rows after the
+    # true weights flip it still predicts the old concept; rows weighted
+    # exp(t / tau) make its curvature a moving sum over about tau rows
+    rng = np.random.default_rng(5)
+    w = rng.standard_normal(20)
+    w *= 4.0 / np.linalg.norm(w)
+
+    def rows(seed, n, weights):
+        generator = np.random.default_rng(seed)
+        X = generator.standard_normal((n, 20))
+        return X, (generator.random(n) < 1.0 / (1.0 + np.exp(-X @ weights))).astype(int)
+
+    X_test, y_test = rows(92, 3000, -w)
+    scores = []
+    for tau in (None, 1000.0):
+        model = SketchedOnlineClassifier(sketch=sketch, random_state=0)
+        for t in range(0, 8000, 500):  # the concept flips after 6,000 rows
+            X, y = rows(t, 500, w if t < 6000 else -w)
+            model.partial_fit(X, y, classes=[0, 1], sample_weight=None if tau is None
+                              else np.exp((t + np.arange(500)) / tau))
+        scores.append(model.score(X_test, y_test))
+    # (the Bayes rate of the new concept is 0.87; the old one's labels score 0.13)
+    assert scores[0] < 0.3 < 0.7 < scores[1]
+
+
 @pytest.mark.parametrize("layout", ["dense", "csr", "dense, no intercept"])
 @pytest.mark.parametrize("estimator, rule", [
     *[("classifier", rule) for rule in ("son", "ada_fd", "sdrogd", "ogd", "adagrad")],
