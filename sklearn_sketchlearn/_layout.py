@@ -17,7 +17,8 @@ import numpy as np
 # start of AdaGrad's units became a parameter, adagrad_start, which the fitted
 # copy of an older rule lacks, and the estimator may hold a trial's rivals; 3:
 # the first-order rules' norm holds OGD's sum and count of positive weights; 4:
-# SON keeps FD's factor of its rows' span from call to call, span and span_rows).
+# SON keeps FD's factor of its rows' span, span and span_rows, and the ridge in use,
+# floats[14], from call to call).
 STATE_LAYOUT = 4
 
 

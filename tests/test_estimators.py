@@ -106,11 +106,12 @@ def test_fit_equals_partial_fit_over_chunks(stream, name, n_classes):
 def test_son_learns_the_same_state_wherever_a_dense_stream_is_cut(sketch):
     # SON keeps every piece of its state from call to call (its units too, in its
     # kernel), so a cut anywhere in a stream of dense rows must learn the one
-    # call's model bit for bit. Fast FD's factor of its rows' span was computed
-    # afresh at each call's start and its rounding moved the missed mass: 7 and
-    # 8 of these 100 cuts changed the state over fast FD and fast RFD, and 3e-9
-    # of the weights after 100,000 rows. (CSR rows in the sparse form catch up
-    # their lazy changes when a call's journal requires, which is not promised.)
+    # call's model bit for bit. Fast FD's factor of its rows' span and the ridge
+    # in use were computed afresh at each call's start, and their rounding moved
+    # the missed mass and the Cholesky factor: 7 and 8 of these 100 cuts changed
+    # the state over fast FD and fast RFD, and 3e-9 of the weights after 100,000
+    # rows. (CSR rows in the sparse form catch up their lazy changes where the
+    # calls fall, which changes rounding: not promised.)
     rng = np.random.default_rng(0)
     X = rng.standard_normal((300, 30)) * np.logspace(-1, 1, 30) + 2.0  # units to learn
     score = X @ rng.standard_normal(30) + rng.standard_normal(300)

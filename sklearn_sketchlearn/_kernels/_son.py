@@ -643,7 +643,7 @@ def son_kernel(kind, dense_only):
             targets' unit (``target_units``; 0 until a target is not 0), the
             count of the targets' non-zero magnitudes and their running log median,
             the features that took units, the weight of ``fit``'s passes that
-            the exact sketch's ridge holds (``SketchedOnlineNewton._grow_floor``)
+            the exact sketch's ridge holds (``SketchedOnlineNewton._grow_floor``),
             the sum of the curvature vectors' weights ``c^2``
             (:func:`capped_prior_step`) and the ridge in use.
             ``span`` is FD's Cholesky factor of its rows' span
