@@ -215,7 +215,9 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
                                 self._BLOCK_SIZE)
         if (rule._running_units and rule.feature_scaling == "standardize"
                 and rule._needs_units(center, is_classifier(self))):
-            self._units = _units.new_units(n_features, center, rule._centers_mostly_zero)
+            self._units = _units.new_units(
+                n_features, center, rule._centers_mostly_zero,
+                robust_targets=not is_classifier(self) and not loss.has_curvature)
         self._progressive_sums = np.zeros(3)  # weight, weighted loss, weighted mistakes
         self.t_ = 1
         self._n_positive = 0  # examples of positive sample weight learned

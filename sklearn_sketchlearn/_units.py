@@ -7,7 +7,9 @@ SDROGD do: their step sizes and ridges are numbers in the units of ``x`` and
 the stream: feature ``j`` is fed as ``(x_j - c_j) / s_j`` and
 a regressor's target as ``y / s_y``, where ``c_j`` and ``s_j`` are the mean
 and standard deviation of the feature and ``s_y`` the root mean square of the
-targets over the examples seen so far, the current chunk's included (as a
+targets (for the losses whose slope is +-1, their running median magnitude,
+which one outlier cannot take with it) over the examples seen so far, the
+current chunk's included (as a
 ``StandardScaler`` refitted on the stream before each chunk would give),
 weighted by the sample weights. Without
 an intercept, or when the stream starts with sparse rows (:func:`is_sparse_data`)
@@ -56,6 +58,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._kernels._chunk_units import (
+    count_magnitudes,
     count_stood_out,
     mark_young,
     move_nonzero_units,
@@ -126,14 +129,17 @@ class UnitsChange(NamedTuple):
         return self.features.size > 0 or self.r != 1.0
 
 
-def new_units(n_features, center, center_mostly_zero=True):
+def new_units(n_features, center, center_mostly_zero=True, robust_targets=False):
     """Statistics of no example yet, and units that feed every feature as 0.
 
     A centred stream keeps each feature's mean and sum of squared deviations,
     and, unless ``center_mostly_zero``, the weight of the rows where it is
     non-zero; one that is not keeps its sum of squares, and the weight and
     number of the rows where it is non-zero, which a CSR chunk changes only
-    at its own features.
+    at its own features. With ``robust_targets`` (a regressor's loss whose
+    slope is +-1, chosen for heavy tails) the targets' unit is their running
+    median magnitude, as SON's (:func:`~._kernels._units.count_magnitude`),
+    not their root mean square, which one far outlier takes to its size.
     """
     if center:
         statistics = {"mean": np.zeros(n_features),
@@ -150,6 +156,8 @@ def new_units(n_features, center, center_mostly_zero=True):
         "examples": 0,  # their number (of positive weight)
         **statistics,
         "target_squares": 0.0,
+        # the count of the targets' non-zero magnitudes and their running log median
+        **({"target_magnitudes": 0.0, "target_log_median": 0.0} if robust_targets else {}),
         "center": np.zeros(n_features),  # units in use
         "scale": np.zeros(n_features),  # 0: not seen varying yet, fed as 0
         "target_scale": 1.0,
@@ -244,6 +252,10 @@ def observe(units, X, y=None, sample_weight=None):
     units["examples"] += int(np.count_nonzero(weights > 0.0))
     if y is not None:
         units["target_squares"] += float(weights @ (y * y))
+        if "target_magnitudes" in units:
+            median = np.array([units["target_magnitudes"], units["target_log_median"]])
+            count_magnitudes(np.asarray(y, dtype=np.float64), weights, median)
+            units["target_magnitudes"], units["target_log_median"] = median.tolist()
     if finite is None:
         finite = all(np.isfinite(units[key][features]).all() for key in feature_arrays(units))
     return features, bool(finite and np.isfinite(units["target_squares"]))
@@ -308,11 +320,15 @@ def move(units, features, all_data=False):
 
 
 def _move_target_scale(units):
-    """Move the targets' unit to their root mean square once it has left it by
-    more than the tolerance, in place; return the ratio ``r`` of the old unit
-    to the new."""
+    """Move the targets' unit to their root mean square (or running median
+    magnitude, see :func:`new_units`) once it has left it by more than the
+    tolerance, in place; return the ratio ``r`` of the old unit to the new."""
     target_scale = units["target_scale"]
-    if units["target_squares"] > 0.0:
+    if units.get("target_magnitudes", 0.0) > 0.0:
+        median = np.exp(units["target_log_median"])
+        if left_unit((median / target_scale) ** 2, 1.0):  # (squares may underflow)
+            units["target_scale"] = median
+    elif units["target_squares"] > 0.0:
         mean_square = units["target_squares"] / units["count"]
         if left_unit(mean_square, target_scale * target_scale):
             units["target_scale"] = np.sqrt(mean_square)

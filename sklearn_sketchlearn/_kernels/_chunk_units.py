@@ -6,7 +6,7 @@ they touch the chunk's own columns only, in the arrays of every feature."""
 import numpy as np
 
 from ._jit import jit
-from ._units import left_unit, stood_out, young_unit_grew
+from ._units import count_magnitude, left_unit, stood_out, young_unit_grew
 
 
 @jit(strict=True)  # the deviations are sums of squares of differences: keep them exact
@@ -119,3 +119,13 @@ def move_nonzero_units(features, squares, nonzero_weight, nonzeros, scale, moved
                 n_moved += 1
             scale[j] = new_scale
     return n_moved
+
+
+@jit
+def count_magnitudes(targets, weights, median):
+    """Count a chunk's targets, in order, in their running median magnitude
+    (:func:`~._units.count_magnitude`, SON's unit of the losses whose slope is
+    +-1): a pass in the order of the stream, so that any chunking counts the
+    same."""
+    for i in range(targets.shape[0]):
+        count_magnitude(abs(targets[i]), weights[i], median)

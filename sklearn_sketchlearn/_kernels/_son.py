@@ -99,6 +99,7 @@ from ._son_sparse import (
 from ._units import (
     adagrad_feed,
     count_dense_example,
+    count_magnitude,
     count_value,
     left_unit,
     move_curvature_totals,
@@ -549,12 +550,10 @@ def move_target_unit(magnitude, weight, weights, sketch_weights, folds, floats):
     of magnitude ``magnitude`` and weight ``weight``.
 
     The unit follows the median of the non-zero magnitudes of positive weight
-    (``n = floats[9]`` of them): its logarithm ``floats[10]`` starts at the
-    first and moves by ``1 / sqrt(n)`` towards each, up or down, so that one
-    outlier moves it by a factor of at most ``exp(1 / sqrt(n))`` (these losses
-    are chosen for heavy tails: a running mean took the unit, and the steps,
-    to an outlier's size). The unit in use moves when the median leaves it
-    (:func:`left_unit`).
+    (:func:`count_magnitude`; ``floats[9]`` counts them, ``floats[10]`` holds
+    the logarithm; these losses are chosen for heavy tails: a running mean
+    took the unit, and the steps, to an outlier's size). The unit in use moves
+    when the median leaves it (:func:`left_unit`).
 
     A loss whose slope is +-1 (absolute, epsilon-insensitive) sketches the
     same curvature whatever the targets' units, so its Newton steps move a
@@ -564,13 +563,7 @@ def move_target_unit(magnitude, weight, weights, sketch_weights, folds, floats):
     b|^2`` at its last fold, the largest target learned), O(d) a move, so that
     the function learned is unchanged.
     """
-    if weight > 0.0 and magnitude > 0.0:
-        floats[9] += 1.0
-        logarithm = np.log(magnitude)
-        if floats[9] == 1.0:
-            floats[10] = logarithm
-        else:
-            floats[10] += np.sign(logarithm - floats[10]) / np.sqrt(floats[9])
+    count_magnitude(magnitude, weight, floats[9:11])
     unit = floats[8] if floats[8] > 0.0 else 1.0
     if floats[9] == 0.0:
         return unit

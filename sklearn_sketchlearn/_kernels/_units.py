@@ -179,6 +179,23 @@ def left_unit(square, squared_unit):
 
 
 @jit
+def count_magnitude(magnitude, weight, median):
+    """Count a target's ``magnitude`` (of weight ``weight``) in the running
+    median of the non-zero magnitudes of positive weight, ``median = [n, log
+    median]``: the logarithm starts at the first and moves by ``1 / sqrt(n)``
+    towards each, up or down, so that one outlier moves the median by a factor
+    of at most ``exp(1 / sqrt(n))`` (a running mean square follows an outlier
+    to its size), and the median of targets times ``c`` is ``c`` times theirs."""
+    if weight > 0.0 and magnitude > 0.0:
+        median[0] += 1.0
+        logarithm = np.log(magnitude)
+        if median[0] == 1.0:
+            median[1] = logarithm
+        else:
+            median[1] += np.sign(logarithm - median[1]) / np.sqrt(median[0])
+
+
+@jit
 def set_units(j, spread, mean, scale):
     """Feature ``j``'s units in use: ``x'_j = (x_j - mean) / spread``."""
     scale[0, j], scale[3, j], scale[6, j] = spread, mean, 1.0 / spread
