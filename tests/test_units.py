@@ -804,22 +804,23 @@ def test_chunks_of_sparse_features_learn_what_one_call_learns(rule, sketch, dens
 
 
 @pytest.mark.parametrize("loss", ["absolute_error", "epsilon_insensitive"])
-@pytest.mark.parametrize("rule", ["ada_fd", "ogd", "adagrad"])
-def test_an_outlying_target_does_not_take_the_targets_unit_with_it(rule, loss):
-    # the losses whose slope is +-1 are chosen for heavy tails; the targets'
-    # unit was their running root mean square, which one target of 1e8 among
-    # 300 of diabetes took to 5.8e6, and every step with it (test R^2 of ADA-FD,
-    # OGD and AdaGrad 0.489, 0.475, 0.462 without it, -3.6, -64, -20 with it);
-    # it follows their running median magnitude now, as SON's does
-    # (tests/update_rules/test_son_invariance.py): 65, and 0.498, 0.481, 0.470
+@pytest.mark.parametrize("rule, sketch", [("son", "fast_fd"), ("son", "exact"),
+                                          ("ada_fd", "auto"), ("ogd", None), ("adagrad", None)])
+def test_an_outlying_target_does_not_take_the_targets_unit_with_it(rule, sketch, loss):
+    # the losses whose slope is +-1 are chosen for heavy tails: the unit their
+    # steps scale with follows the targets' running median magnitude, which one
+    # outlier barely moves. A running mean took SON's to 1e8 / 300 (R^2 -4,479);
+    # the other rules' running root mean square took theirs to 5.8e6 (test R^2
+    # of ADA-FD, OGD and AdaGrad 0.489, 0.475, 0.462 without the outlier, -3.6,
+    # -64, -20 with it; now 65, and 0.498, 0.481, 0.470)
     X, y = load_diabetes(return_X_y=True)
     scores = []
     for outlier in (None, 1e8):
         targets = y[:300].copy()
         if outlier is not None:
             targets[100] = outlier
-        model = SketchedOnlineRegressor(rule, loss=loss, max_iter=1, shuffle=False,
-                                        random_state=0)
+        model = SketchedOnlineRegressor(rule, sketch=sketch, loss=loss, max_iter=1,
+                                        shuffle=False, random_state=0)
         scores.append(model.fit(X[:300], targets).score(X[300:], y[300:]))
     assert scores[0] > 0.3  # it learned
     assert scores[1] > scores[0] - 0.02

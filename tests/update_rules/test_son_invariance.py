@@ -111,24 +111,6 @@ def test_regression_predictions_scale_with_targets(sketch, loss):
     assert np.corrcoef(predictions[0], y[300:])[0, 1] > 0.5  # it learned
 
 
-@pytest.mark.parametrize("sketch", ["fast_fd", "exact"])
-def test_an_outlying_target_does_not_take_the_unit_with_it(sketch):
-    # the absolute loss is chosen for heavy tails: the unit its steps scale
-    # with follows the median |y - y_1|, which one outlier barely moves (a
-    # running mean took it, and the steps, to 1e8 / 300: R^2 went to -4,479)
-    X, y = load_diabetes(return_X_y=True)
-    scores = []
-    for outlier in (None, 1e8):
-        targets = y[:300].copy()
-        if outlier is not None:
-            targets[100] = outlier
-        model = SketchedOnlineRegressor("son", sketch=sketch, loss="absolute_error",
-                                        max_iter=1, shuffle=False, random_state=0)
-        scores.append(model.fit(X[:300], targets).score(X[300:], y[300:]))
-    assert scores[0] > 0.3  # it learned
-    assert scores[1] > scores[0] - 0.02
-
-
 @pytest.mark.parametrize("bound", [0.5, "auto"])
 def test_predict_is_the_predictor_the_stream_was_scored_with(bound):
     # SON predicts with the projected weights, clip(u^T x): predict must give the
