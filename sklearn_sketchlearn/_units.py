@@ -324,10 +324,10 @@ def _move_target_scale(units):
     magnitude, see :func:`new_units`) once it has left it by more than the
     tolerance, in place; return the ratio ``r`` of the old unit to the new."""
     target_scale = units["target_scale"]
-    if units.get("target_magnitudes", 0.0) > 0.0:
+    if "target_magnitudes" in units:  # (robust_targets: the median, never the mean square)
         median = np.exp(units["target_log_median"])
-        if left_unit((median / target_scale) ** 2, 1.0):  # (squares may underflow)
-            units["target_scale"] = median
+        if units["target_magnitudes"] > 0.0 and left_unit((median / target_scale) ** 2, 1.0):
+            units["target_scale"] = median  # (squares may underflow: their ratio is compared)
     elif units["target_squares"] > 0.0:
         mean_square = units["target_squares"] / units["count"]
         if left_unit(mean_square, target_scale * target_scale):
