@@ -36,6 +36,7 @@ from sklearn.utils.validation import (
 
 from . import _units
 from ._kernels._rows import distinct_sorted
+from ._kernels._units import ENTRY_EXAMPLES
 from ._layout import STATE_LAYOUT, StateLayoutMixin, copied, writable
 from ._trial import TRIAL_MEMORY, Trial, trial_memory
 from ._validation import (
@@ -94,7 +95,7 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
 
     # Examples per kernel call within a pass: bounds the memory of a pass.
     _BLOCK_SIZE = 8192
-    # What the rules learn is y minus this (a regressor's first target)
+    # What the rules learn is y minus this (a regressor's: see _offset_targets)
     _target_offset = 0.0
     # The rivals of the model while a trial of a rule's setting runs (see _trial)
     _trial = None
@@ -1418,9 +1419,9 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
         -4.5.) Values must be in the range `[0.0, inf)`.
     fit_intercept : bool, default=True
         Whether to fit an intercept (the weight of a constant feature). With
-        an intercept the rules learn the targets minus the first one (of a
-        positive weight), so that a shift of ``y`` shifts the predictions
-        (their weights, the intercept's too, shrink towards 0).
+        an intercept the rules learn the targets minus the median of the
+        first ten (of a positive weight), so that a shift of ``y`` shifts the
+        predictions (their weights, the intercept's too, shrink towards 0).
     max_iter : int, default=5
         Number of passes of :meth:`fit`. Values must be in the range `[1, inf)`.
     tol : float or None, default=None
@@ -1598,18 +1599,35 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
         self._target_offset = 0.0
 
     def _offset_targets(self, y, sample_weight):
-        """Learn ``y`` minus the first target (of a positive weight): the
-        intercept then starts where the targets are. Every rule shrinks its
-        weights, the intercept's among them, towards 0 (a ridge, a prior), and
-        an intercept that had to travel to targets far from 0 stayed short of
-        them by about their offset over the examples seen (R^2 0.67 after
-        2,000 examples for targets shifted by 1e6, 5,000 spreads): a shift of
-        y now shifts the predictions exactly. The first target, not the
-        chunk's mean, so that the offset is the same for a stream in chunks
-        and for one pass over it."""
+        """Learn ``y`` minus the median of the stream's first targets (of a
+        positive weight, at most ``ENTRY_EXAMPLES`` of them, from the first
+        call): the intercept then starts where the targets are. Every rule
+        shrinks its weights, the intercept's among them, towards 0 (a ridge, a
+        prior), and an intercept that had to travel to targets far from 0
+        stayed short of them by about their offset over the examples seen
+        (R^2 0.67 after 2,000 examples for targets shifted by 1e6, 5,000
+        spreads): a shift of y now shifts the predictions exactly. The
+        running median magnitude of the robust losses' targets (their unit)
+        starts at the median distance of the same targets from it.
+
+        The median, not the first target: the steps of a robust loss are as
+        large as the targets' unit, and a first target far out (100 times the
+        targets' spread) made every target after it as far from the offset;
+        their unit stayed at that distance and the model never settled. Only
+        these first targets, not the chunk's, so that the offset is the same
+        for a stream in chunks (whose first holds as many) and for one pass
+        over it."""
+        positive = np.ones(y.shape[0], bool) if sample_weight is None else sample_weight > 0
+        first = y[positive][:ENTRY_EXAMPLES] if positive.any() else y[:1]
         if self.fit_intercept:
-            first = 0 if sample_weight is None else int(np.argmax(sample_weight > 0))
-            self._target_offset = float(y[first])
+            self._target_offset = float(np.median(first))
+        distances = np.abs(first - self._target_offset)
+        distances = distances[distances > 0.0]
+        if distances.size:
+            spread = float(np.median(distances))
+            _units.start_target_magnitude(self._units, spread)
+            for _ in self._each_model():
+                self.update_rule_._start_target_unit(self._state, spread)
 
     def _prediction_limit(self, y):
         self._max_abs_target = max(self._max_abs_target, float(np.abs(y).max()))
@@ -1622,8 +1640,8 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
         with np.errstate(over="ignore"):
             shifted = targets - self._target_offset
         if not np.isfinite(shifted).all():
-            cause = ("The targets differ from the first one (the offset the regressor learns "
-                     "from, see fit_intercept) by more than a float holds. Scale y first.")
+            cause = ("The targets differ from the offset the regressor learns from (see "
+                     "fit_intercept) by more than a float holds. Scale y first.")
             if not np.isfinite(targets).all():
                 cause = "The targets hold NaN or infinity."
             raise ValueError(
@@ -1647,9 +1665,9 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
         """Predict with the linear model ``X @ coef_ + intercept_``, clipped to SON's bound.
 
         SON predicts through its projection (Lemma 1 of the SON paper), so its
-        predictions stay within the bound ``C`` around the first target
-        learned: by default (``bound='auto'``) twice the largest ``|y - y_1|``
-        learned, which an extrapolation far beyond the targets seen reaches.
+        predictions stay within the bound ``C`` around the targets' offset
+        ``y_0`` (see ``fit_intercept``): by default (``bound='auto'``) twice the
+        largest ``|y - y_0|`` learned, which an extrapolation far beyond the targets seen reaches.
         ``SketchedOnlineNewton(bound=None)`` predicts ``X @ coef_ +
         intercept_`` everywhere; the other update rules do not clip.
 

@@ -164,6 +164,14 @@ def new_units(n_features, center, center_mostly_zero=True, robust_targets=False)
     }
 
 
+def start_target_magnitude(units, magnitude):
+    """Start the targets' running median magnitude of ``units`` (None: no
+    running units) at ``magnitude``, as if one target of that size had been
+    counted, where it is their unit (``robust_targets``)."""
+    if units is not None and "target_magnitudes" in units:
+        units["target_magnitudes"], units["target_log_median"] = 1.0, float(np.log(magnitude))
+
+
 def feature_arrays(units):
     """The names of ``units``' arrays with an entry per feature."""
     return [key for key, value in units.items() if isinstance(value, np.ndarray)]

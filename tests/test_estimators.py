@@ -125,6 +125,24 @@ def test_son_learns_the_same_state_wherever_a_dense_stream_is_cut(sketch):
             assert np.array_equal(value, two._state[key]), (cut, key)
 
 
+@pytest.mark.parametrize("loss", ["squared_error", "absolute_error"])
+def test_a_regressor_learns_the_same_wherever_a_stream_is_cut_after_ten_rows(loss):
+    # a regressor's targets' offset (and the robust losses' unit) start at the
+    # medians of the stream's first ten targets: any chunking whose first
+    # chunk holds them learns one call's model bit for bit
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((300, 12)) * np.logspace(-1, 1, 12) + 2.0
+    y = X @ rng.standard_normal(12) + rng.standard_t(2, 300) + 50.0
+    whole = SketchedOnlineRegressor(sketch="fast_rfd", loss=loss, random_state=0)
+    whole.partial_fit(X, y)
+    for cut in range(10, 300, 7):
+        two = SketchedOnlineRegressor(sketch="fast_rfd", loss=loss, random_state=0)
+        two.partial_fit(X[:cut], y[:cut]).partial_fit(X[cut:], y[cut:])
+        assert two._target_offset == whole._target_offset == np.median(y[:10])
+        for key, value in whole._state.items():
+            assert np.array_equal(value, two._state[key]), (cut, key)
+
+
 @pytest.mark.parametrize("sketch", ["oja", "rp"])
 def test_growing_sample_weights_forget_a_concept_that_changed(sketch):
     # the user guide's recipe for drifting streams (choosing.rst): SON forgets

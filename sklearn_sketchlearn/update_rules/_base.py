@@ -175,6 +175,12 @@ class BaseUpdateRule(BaseEstimator):
         :class:`sklearn_sketchlearn._units.UnitsChange`."""
         raise NotImplementedError
 
+    def _start_target_unit(self, states, magnitude):
+        """Start the running median magnitude of a regressor's targets that a
+        rule's kernel keeps at ``magnitude`` (``states``: every problem's,
+        stacked), as if one target of that size had been counted; a rule that
+        keeps none has nothing to start."""
+
     def _coef(self, state, features=None):
         """Weights in the original feature space, intercept last; only those
         of the sorted indices ``features`` (the intercept's is the number of

@@ -733,6 +733,10 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
         return prediction_limit(bound, self._target_bound,
                                 state["floats"][4] * self._target_unit(state))
 
+    def _start_target_unit(self, states, magnitude):
+        if self._target_units:  # [count, log median]: see move_target_unit
+            states["floats"][:, 9:11] = 1.0, np.log(magnitude)
+
     def _target_unit(self, state):
         """The unit the targets are learned in (see ``move_target_unit``)."""
         if not self._target_units or state["floats"][8] == 0.0:
