@@ -457,6 +457,7 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         if self._units is not None:
             self._move_units(X, y, self._unit_weights(y, sample_weight, class_weight), all_data)
         target_scale = self._target_scale()
+        weight_unit = _units.weight_unit(self._units)
         sparse_data = _units.is_sparse_data(X)
         # rows in running units are made block by block below
         arrays = row_arrays(X)[:5] if self._units is None else None
@@ -508,7 +509,7 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
                                              float(self._epsilon()) / target_scale,
                                              self._n_positive, sparse_data,
                                              self.classes_.size if self._multinomial else 0,
-                                             epoch, self._fit_passes)
+                                             epoch, self._fit_passes, weight_unit)
                     rows, kernel_order = arrays, order
                     if self._units is not None:
                         rows = row_arrays(_units.standardize(X, order, self._units))[:5]

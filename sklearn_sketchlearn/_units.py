@@ -164,6 +164,16 @@ def new_units(n_features, center, center_mostly_zero=True, robust_targets=False)
     }
 
 
+def weight_unit(units):
+    """The examples' mean weight in ``units`` (those of positive weight; 1
+    without running units or before any): the unit of a gradient's size,
+    which every example's weight multiplies, so that a rule's constant in
+    gradient units (AdaGrad's ``delta``) does not depend on the weights'."""
+    if units is None or units["examples"] == 0:
+        return 1.0
+    return units["count"] / units["examples"]
+
+
 def start_target_magnitude(units, magnitude):
     """Start the targets' running median magnitude of ``units`` (None: no
     running units) at ``magnitude``, as if one target of that size had been

@@ -92,9 +92,11 @@ class AdaFD(SparseFormRule, BaseUpdateRule):
     feature_scaling : {'standardize'} or None, default='standardize'
         ``'standardize'`` learns on each feature's running standardization
         ``(x_j - c_j) / s_j`` and, in a regressor, on the targets divided by
-        their running root mean square ``s_y``, so that ``eta0`` and ``delta``
-        are unit-free numbers (see :mod:`sklearn_sketchlearn._units`; the
-        state moves with the units and ``coef_`` is in the original features).
+        their running root mean square ``s_y`` (median magnitude under the
+        robust losses), so that ``eta0`` and ``delta`` are unit-free numbers
+        (``delta`` counts in the examples' mean weight, which multiplies every
+        gradient; see :mod:`sklearn_sketchlearn._units`; the state moves with
+        the units and ``coef_`` is in the original features).
         None learns on the data as given: the paper's algorithm, whose
         ``eta0`` and ``delta`` are in the units of the data.
 
@@ -235,8 +237,9 @@ class AdaFD(SparseFormRule, BaseUpdateRule):
                                         chunk[1].size, chunk[3].size - 1))
         params = (
             rank, regularized, sketch_ridge, loss.code, settings.epsilon,
-            float(self.eta0), float(self.delta), self.form == "dual", oja_eta0, oja_constant,
-            settings.fit_intercept, self.ridge == "adaptive", bool(self.limit_steps), sparse,
+            float(self.eta0), float(self.delta * settings.weight_unit), self.form == "dual",
+            oja_eta0, oja_constant, settings.fit_intercept, self.ridge == "adaptive",
+            bool(self.limit_steps), sparse,
         )
         arrays = (
             state["weights"], state["gradient_sum"], state["rows"], state["gram"],

@@ -20,6 +20,7 @@ class ChunkSettings(NamedTuple):
     multinomial_classes: int = 0  # the classes of a multinomial model (0: not one)
     epoch: int = 0  # fit's pass, from 0; from 1 on its rows were learned before
     passes_before: int = 0  # the passes of fit the model learned before this chunk's
+    weight_unit: float = 1.0  # the examples' mean weight (``_units.weight_unit``)
 
     @property
     def multinomial(self):

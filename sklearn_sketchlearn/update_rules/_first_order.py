@@ -238,7 +238,10 @@ class DiagonalAdaGrad(_FirstOrderRule):
     delta : float, default=1.0
         The ridge ``delta``, in the units of a gradient (with
         ``feature_scaling='standardize'``, the size of one example's gradient
-        at a feature's usual value: ADA-FD's default too). A coordinate's
+        at a feature's usual value and the examples' mean weight, so that
+        scaling every sample weight changes nothing: ADA-FD's default too;
+        in weights 1e-3 times as large ``delta`` overwhelmed the steps,
+        diabetes :math:`R^2` 0.46 -> 0.19). A coordinate's
         step is ``eta0 g_j / (delta + sqrt(sum g_j^2))``: with a ``delta``
         far below that, a coordinate whose gradients have all been tiny steps
         by about ``eta0`` anyway, and the zeros of a centred feature that is
@@ -317,5 +320,6 @@ class DiagonalAdaGrad(_FirstOrderRule):
 
     def _kernel_params(self, loss, settings):
         return (True, self.form == "dual", False, False, loss.code, settings.epsilon,
-                float(self.eta0), 0.0, float(self.delta), settings.fit_intercept,
+                float(self.eta0), 0.0, float(self.delta * settings.weight_unit),
+                settings.fit_intercept,
                 settings.t_start, bool(self.limit_steps))
