@@ -18,8 +18,9 @@ import numpy as np
 # copy of an older rule lacks, and the estimator may hold a trial's rivals; 3:
 # the first-order rules' norm holds OGD's sum and count of positive weights; 4:
 # SON keeps FD's factor of its rows' span, span and span_rows, and the ridge in use,
-# floats[14], from call to call).
-STATE_LAYOUT = 4
+# floats[14], from call to call; 5: SON's floats[15], the first sketched
+# example's weight, in which its log-loss prior counts).
+STATE_LAYOUT = 5
 
 
 def copied(arrays):

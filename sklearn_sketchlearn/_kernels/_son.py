@@ -212,10 +212,13 @@ def ridge_floor(params, floats, kind):
     """The adaptive ridge's floor, the prior on the weights (see :func:`son_ridge`):
     one example's curvature ``floats[6]``, and ``prior`` per feature that took
     units; over the exact sketch ``floats[6]``, its ridge, which holds its
-    margin prior (``prior`` per weight, capped: ``WEIGHT_PRIOR_MOST``)."""
+    margin prior (``prior`` per weight, capped: ``WEIGHT_PRIOR_MOST``). The
+    prior counts in the weight of the first example sketched, ``floats[15]``,
+    as one example's curvature does, so that the weights' scale changes
+    nothing."""
     if kind == EXACT:
         return floats[6]
-    return max(floats[6], params[4] * floats[11])
+    return max(floats[6], params[4] * floats[11] * floats[15])
 
 
 @jit
@@ -354,7 +357,8 @@ def son_ridge(params, floats, n_features, n_directions, kind, counts, eigenvalue
     curvature lets the first Newton steps fit single examples exactly.
     It is also at least ``prior`` (the log loss in running units: its
     curvature at margin 0 over ``SketchedOnlineNewton._PRIOR_FEATURES``; 0
-    otherwise) per feature seen (``floats[11]``, the features that took units).
+    otherwise) per feature seen (``floats[11]``, the features that took units),
+    in the first sketched example's weight (``floats[15]``).
     """
     offset, shrink_weight, relative, adaptive, prior = params
     if not adaptive:
@@ -880,6 +884,7 @@ def son_kernel(kind, dense_only):
                     # of |x|^2 (a standardized feature has mean square 1; the first
                     # rows may hold only the intercept while the features enter)
                     example = c * c * (1.0 if scaling >= 2 else squared_norm / n_features)
+                    floats[15] = weight / pass_weight  # the unit of the prior (ridge_floor)
                     if kind != EXACT:
                         floats[6] = example  # the floor of the adaptive ridge (son_ridge)
                     else:
@@ -888,7 +893,7 @@ def son_kernel(kind, dense_only):
                         # WEIGHT_PRIOR_MOST)
                         floats[6] = ridge_params[0] + max(
                             ridge_params[2] * example,
-                            min(ridge_params[4] * n_features, WEIGHT_PRIOR_MOST))
+                            min(ridge_params[4] * n_features, WEIGHT_PRIOR_MOST) * floats[15])
                         for j in range(n_features):
                             dense[j, j] = np.sqrt(floats[6])
                 floats[1] += mass

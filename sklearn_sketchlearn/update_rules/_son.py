@@ -539,8 +539,9 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
         # the features that took units (the log loss's prior: son_ridge), the
         # weight of fit's passes that the ridge of index 6 holds (_grow_floor),
         # the sum of the curvature vectors' weights c^2 (the prior step's cap), the
-        # ridge in use (carried from call to call)
-        floats = np.zeros(15)
+        # ridge in use (carried from call to call), the first curvature vector's
+        # sample weight (the unit of the log loss's prior)
+        floats = np.zeros(16)
         floats[6] = ridge
         floats[12] = 1.0
         floats[0] = state["floats"][0]

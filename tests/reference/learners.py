@@ -251,6 +251,7 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
     scale = np.zeros(D)  # AdaGrad's D, each entry started at its feature's first non-zero
     predictions = np.empty(n)
     total, missed, n_sketched, exact_ridge, one_example = 0.0, 0.0, 0, None, 0.0
+    first_weight = 0.0  # the weight of the first example sketched
     curvature_weight = 0.0  # sum c^2
     scale_only = standardize == "scale"
     units = RunningUnits(D, fit_intercept and not scale_only, only_nonzero=scale_only)
@@ -262,9 +263,9 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
         if sketch.kind == "exact":
             return weight * exact_ridge if exact_ridge is not None else 0.0
         floor = one_example
-        if prior_features and standardize:  # the log loss's prior
+        if prior_features and standardize:  # the log loss's prior, in the first weight
             entered = np.count_nonzero(units.scale[:units.n_features])
-            floor = max(floor, 0.25 * entered / prior_features)
+            floor = max(floor, first_weight * 0.25 * entered / prior_features)
         return weight * floor
 
     def ridge_of(sketch_shift):
@@ -365,9 +366,10 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
         if adaptive and mass > 0:
             if n_sketched == 0:  # one example's worth: standardized features have mean square 1
                 one_example = mass / (x @ x) if standardize else mass / D
+                first_weight = sample_weight[t]  # (the priors count in it)
                 if sketch.kind == "exact":  # a prior worth alpha examples
                     exact_ridge = max(alpha * one_example,
-                                      min(margin_prior * D, margin_prior_most))
+                                      first_weight * min(margin_prior * D, margin_prior_most))
             if sketch.kind == "fd":  # what lies outside the span of the rows
                 missed += max(mass - ghat @ gram @ np.linalg.pinv(gram, hermitian=True) @ ghat,
                               0.0)
