@@ -1404,7 +1404,12 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
         The update rule (SDROGD is for classification only). The default,
         SON, takes Newton steps with the squared loss's own curvature (over the
         exact sketch: recursive least squares), so its predictions scale with
-        the targets and its defaults do not depend on their units.
+        the targets and its defaults do not depend on their units. SON
+        predicts through its bound (the SON paper's Lemma 1): by default its
+        predictions stay within twice the largest distance of a learned
+        target from the targets' offset, so far beyond the range of the
+        targets seen they are clipped (see :meth:`predict`;
+        ``SketchedOnlineNewton(bound=None)`` does not clip).
     sketch : str, sketch or None, default='auto'
         The sketch of the curvature, as for
         :class:`SketchedOnlineClassifier`; ``'auto'`` takes the rule's default.
