@@ -1624,7 +1624,7 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
         for a stream in chunks (whose first holds as many) and for one pass
         over it."""
         positive = np.ones(y.shape[0], bool) if sample_weight is None else sample_weight > 0
-        first = y[positive][:ENTRY_EXAMPLES] if positive.any() else y[:1]
+        first = y[positive][:ENTRY_EXAMPLES]  # (weights all 0 are refused)
         if self.fit_intercept:
             self._target_offset = float(np.median(first))
         distances = np.abs(first - self._target_offset)
@@ -1672,8 +1672,9 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
 
         SON predicts through its projection (Lemma 1 of the SON paper), so its
         predictions stay within the bound ``C`` around the targets' offset
-        ``y_0`` (see ``fit_intercept``): by default (``bound='auto'``) twice the
-        largest ``|y - y_0|`` learned, which an extrapolation far beyond the targets seen reaches.
+        ``y_0`` (see ``fit_intercept``): by default (``bound='auto'``) twice
+        the largest ``|y - y_0|`` learned, which an extrapolation far beyond
+        the targets seen reaches.
         ``SketchedOnlineNewton(bound=None)`` predicts ``X @ coef_ +
         intercept_`` everywhere; the other update rules do not clip.
 

@@ -321,5 +321,4 @@ class DiagonalAdaGrad(_FirstOrderRule):
     def _kernel_params(self, loss, settings):
         return (True, self.form == "dual", False, False, loss.code, settings.epsilon,
                 float(self.eta0), 0.0, float(self.delta * settings.weight_unit),
-                settings.fit_intercept,
-                settings.t_start, bool(self.limit_steps))
+                settings.fit_intercept, settings.t_start, bool(self.limit_steps))
