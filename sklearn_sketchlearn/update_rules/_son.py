@@ -64,9 +64,10 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
       sqrt(sigma_t + eta_t) g`` for the others (a sample weight ``s`` has
       ``sigma_t = sigma / s``). A
       regressor with a loss of slope +-1 (absolute, epsilon-insensitive),
-      whose steps would not scale with ``y``, learns ``(y - y_1) / u`` in the
-      running unit ``u``, the median of ``|y - y_1|`` tracked online (the
-      weights move with each move of ``u``).
+      whose steps would not scale with ``y``, learns ``(y - y_0) / u`` in the
+      running unit ``u``, the median of ``|y - y_0|`` tracked online from its
+      value over the first ten targets (``y_0``, their median, is the
+      targets' offset; the weights move with each move of ``u``).
     * ``ridge='adaptive'``: ``alpha_t = alpha * sum_s |g_hat_s|^2 / d + M_t /
       max(min(d, n_t) - m, min(d, n_t) / 2, 1)``, a fraction ``alpha`` of the
       mean curvature per direction plus the curvature ``M_t`` the sketch
@@ -160,9 +161,10 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
         The prediction bound ``C`` of the projection step; ``None`` disables
         the projection. ``'auto'`` leaves classification margins (and so
         probabilities) free, and bounds a regressor's predictions by twice the
-        largest ``|y - y_1|`` learned so far: a regressor learns its targets
-        less the first one ``y_1`` (see its ``fit_intercept``), and every
-        bound holds around it, ``|prediction - y_1| <= C``. The SON and RFD
+        largest ``|y - y_0|`` learned so far: a regressor learns its targets
+        less their offset ``y_0``, the median of the first ten (see its
+        ``fit_intercept``), and every bound holds around it,
+        ``|prediction - y_0| <= C``. The SON and RFD
         experiments use ``1`` for classification. Values must be in the range
         `(0.0, inf)`.
     curvature : {'auto', 'gauss_newton', 'gradient'}, default='auto'
@@ -423,7 +425,7 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
     _sketch_use = "optional"
     # (no running units of the estimator's move the state before the kernel)
     _saves_in_kernel = True
-    # 'auto' bound of a regressor: this many times the largest |y - y_1| learned.
+    # 'auto' bound of a regressor: this many times the largest |y - y_0| learned.
     _TARGET_BOUND = 2.0
     # 'auto' alpha: a fraction of the curvature seen (adaptive ridge), the prior's
     # worth in examples (the exact sketch's), the ridge itself (a fixed one)
