@@ -67,7 +67,7 @@ from ._kernels._chunk_units import (
     weighted_moments,
 )
 from ._kernels._rows import distinct_sorted
-from ._kernels._units import ENTRY_EXAMPLES, RESCALE_TOLERANCE, left_unit
+from ._kernels._units import ENTRY_EXAMPLES, RESCALE_TOLERANCE, count_magnitude, left_unit
 
 # CSR rows with at least this fraction of their entries stored are dense data in a
 # sparse container (LIBSVM files load so): centring them costs at most 1 / DENSE_ENOUGH
@@ -174,12 +174,22 @@ def weight_unit(units):
     return units["count"] / units["examples"]
 
 
+def started_magnitude(magnitude):
+    """``[n, log median]`` of a running median magnitude
+    (:func:`~._kernels._units.count_magnitude`) that has counted one target
+    of ``magnitude``: where a regressor's starts (``_offset_targets``)."""
+    median = np.zeros(2)
+    count_magnitude(float(magnitude), 1.0, median)
+    return median
+
+
 def start_target_magnitude(units, magnitude):
     """Start the targets' running median magnitude of ``units`` (None: no
-    running units) at ``magnitude``, as if one target of that size had been
-    counted, where it is their unit (``robust_targets``)."""
+    running units) at ``magnitude`` (:func:`started_magnitude`), where it is
+    their unit (``robust_targets``)."""
     if units is not None and "target_magnitudes" in units:
-        units["target_magnitudes"], units["target_log_median"] = 1.0, float(np.log(magnitude))
+        units["target_magnitudes"], units["target_log_median"] = (
+            started_magnitude(magnitude).tolist())
 
 
 def feature_arrays(units):

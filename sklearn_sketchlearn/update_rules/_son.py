@@ -16,6 +16,7 @@ from .._kernels._sketch_updates import (
 )
 from .._kernels._son import prediction_limit
 from .._kernels._son_sparse import SCALING, SPARSE
+from .._units import started_magnitude
 from ._base import BaseUpdateRule, empty_sketch_state, sketch_kernel_params
 from ._sparse_form import NO_JOURNAL, SparseFormRule, add_sparse_form
 
@@ -738,7 +739,7 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
 
     def _start_target_unit(self, states, magnitude):
         if self._target_units:  # [count, log median]: see move_target_unit
-            states["floats"][:, 9:11] = 1.0, np.log(magnitude)
+            states["floats"][:, 9:11] = started_magnitude(magnitude)
 
     def _target_unit(self, state):
         """The unit the targets are learned in (see ``move_target_unit``)."""
