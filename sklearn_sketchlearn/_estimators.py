@@ -516,6 +516,8 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
                         kernel_order = np.arange(order.size)
                         targets = targets / target_scale
                     diverged = []  # (rivals that did: they leave the trial)
+                    if self._trial is not None:
+                        trial_weights = self._unit_weights(y[order], block_weights, class_weight)
                     for model in self._each_model():
                         offsets = self._offsets(X, order, weights)
                         decisions = np.empty((self._n_decision_rows(), order.size))
@@ -540,7 +542,8 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
                             terms = self._progress_terms(decisions, block_labels, block_weights)
                         sums[model] += terms
                         if self._trial is not None:
-                            self._trial.losses[model] += terms[1]
+                            self._trial.losses[model] += self._trial_loss(
+                                decisions, block_labels, trial_weights)
                     if diverged:
                         sums = self._drop_rivals(diverged, sums)
                     self.t_ += block_size
@@ -676,6 +679,11 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         # 1 + 2e-16 came out of weights from 1e-3 to 1e7 that all erred.
         return np.array([sample_weight.sum(), (sample_weight * losses).sum(),
                          (sample_weight * mistakes).sum()])
+
+    def _trial_loss(self, decisions, labels, weights):
+        """A block's loss in a trial: each example's loss with the weight the
+        model learns it by (``weights``: a classifier's class weights too)."""
+        return self._progress_terms(decisions, labels, weights)[1]
 
     def _record_progress(self, sums):
         """Add a pass's progressive sums to the counters; return its mean loss.
@@ -1631,9 +1639,22 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
         distances = distances[distances > 0.0]
         if distances.size:
             spread = float(np.median(distances))
+            if self._trial is not None:
+                self._trial.unit = spread
             _units.start_target_magnitude(self._units, spread)
             for _ in self._each_model():
                 self.update_rule_._start_target_unit(self._state, spread)
+
+    def _trial_loss(self, decisions, targets, weights):
+        """In the unit of the first targets' spread (see :meth:`_offset_targets`),
+        so that a trial chooses alike in any units of ``y``: the squares of
+        targets of 1e-300 underflowed to a tie."""
+        unit = self._trial.unit
+        with np.errstate(over="ignore", invalid="ignore"):
+            losses = LOSSES[self._loss_name]((decisions[0] - self._target_offset) / unit,
+                                             (targets - self._target_offset) / unit,
+                                             self.epsilon / unit)
+            return (weights * losses).sum()
 
     def _prediction_limit(self, y):
         self._max_abs_target = max(self._max_abs_target, float(np.abs(y).max()))

@@ -3,14 +3,19 @@
 Where the right value of a setting depends on the data and no statistic of the
 data tells it in advance (how strongly SON's AdaGrad units hold a feature it
 has met a few times: on text whose classes lie in rare words, weakly; on
-hashed phrases whose rare features are noise, strongly), the estimator learns
+hashed phrases whose rare features are noise, strongly; how strong a prior
+SON's ridge is, which grows with the noise in the targets against the
+signal), the estimator learns
 one model per candidate value side by side from the first example on, each
 predicting every example before it learns it: progressive validation of a
 small grid (Blum, Kalai & Langford, 1999), which is how
 ``benchmarks/defaults.py`` tunes. The model the estimator holds is always the
 leader so far; the others, its rivals, are dropped when the trial ends: after
 ``TRIAL_EXAMPLES`` examples of a stream, or with ``fit``'s first pass, whose
-length ``fit`` knows.
+length ``fit`` knows. A model's loss weighs each example as the model learns
+it, by its sample weight times its class's weight (``class_weight``), and a
+regressor's is taken in the unit of its first targets' spread, so that the
+trial chooses alike in any units of ``y``.
 
 From the trial's middle on, the leader is the model of least loss since the
 middle: the first examples measure how fast a model starts, where a weak
@@ -62,6 +67,7 @@ class Trial:
                        for value in values]
         self.losses = np.zeros(1 + len(values))
         self.halfway = False
+        self.unit = 1.0  # a regressor's: its losses' unit (see _trial_loss)
 
     def with_states(self, states):
         """A copy whose rivals hold ``states`` (the all-or-nothing's saves)."""

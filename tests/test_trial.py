@@ -1,16 +1,17 @@
 """The trial of a rule's setting (sklearn_sketchlearn._trial): SON's start of
-AdaGrad's units, chosen on the first examples by progressive loss. The
-reference is the learner run with each candidate value given."""
+AdaGrad's units and its alpha, chosen on the first examples by progressive
+loss. The reference is the learner run with each candidate value given."""
 
 import pickle
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from sklearn.linear_model import RidgeCV
 
 import sklearn_sketchlearn._estimators as estimators
 import sklearn_sketchlearn._trial as trial_module
-from sklearn_sketchlearn import SketchedOnlineClassifier
+from sklearn_sketchlearn import SketchedOnlineClassifier, SketchedOnlineRegressor
 from sklearn_sketchlearn._trial import TRIAL_EXAMPLES
 from sklearn_sketchlearn.update_rules import SketchedOnlineNewton
 
@@ -255,3 +256,73 @@ def test_rows_of_weight_zero_change_nothing_in_the_trial(monkeypatch):
     one_pass = SketchedOnlineClassifier(max_iter=1, random_state=0).fit(X_with, labels_with,
                                                                         sample_weight=weights)
     assert one_pass._trial is None  # (it ended with the pass's last example of weight)
+
+
+# --------------------------------------------------- the trial of SON's alpha
+
+def weak_signal(n, d, seed=0):
+    """Gaussian rows whose targets hold a weak linear signal (R^2 at most 0.3),
+    three rows a feature: the prior a model needs is many examples' worth."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    signal = X @ rng.standard_normal(d)
+    return X, 10.0 + signal / signal.std() + 1.5 * rng.standard_normal(n)
+
+
+def alpha_given(alpha, sketch):
+    return SketchedOnlineRegressor(SketchedOnlineNewton(alpha), sketch=sketch, random_state=0)
+
+
+def streamed(model, X, y, chunk=50):
+    for begin in range(0, X.shape[0], chunk):
+        model.partial_fit(X[begin:begin + chunk], y[begin:begin + chunk])
+    return model
+
+
+@pytest.mark.parametrize("sketch", ["exact", "fast_rfd", None])
+def test_a_regressor_keeps_the_alpha_of_least_progressive_loss(sketch):
+    # alpha='auto' is a trial of the first value against its rivals: at the
+    # end of a stream shorter than the trial, the model held is the one given
+    # the alpha of least progressive loss, with that loss
+    X, y = weak_signal(450, 150)
+    kind = "exact" if sketch == "exact" else "adaptive"
+    values = (SketchedOnlineNewton._AUTO_ALPHA[kind],
+              *SketchedOnlineNewton._AUTO_ALPHA_RIVALS[kind])
+    references = {alpha: streamed(alpha_given(alpha, sketch), X, y) for alpha in values}
+    best = min(values, key=lambda alpha: references[alpha].progressive_loss_)
+    assert best != values[0]  # (the trial changes the model here)
+    model = streamed(SketchedOnlineRegressor(sketch=sketch, random_state=0), X, y)
+    assert model.update_rule_.alpha_ == best
+    np.testing.assert_allclose(model.coef_, references[best].coef_, rtol=1e-12, atol=1e-14)
+    assert model.intercept_ == pytest.approx(references[best].intercept_, rel=1e-12)
+    assert model.progressive_loss_ == pytest.approx(references[best].progressive_loss_,
+                                                    rel=1e-12)
+
+
+def test_the_default_regressor_learns_a_weak_signal_as_ridge_tuned_offline():
+    # three rows a feature and noise of 2.25 times the signal's variance: one
+    # example's prior (the first value) fits the noise, R^2 below 0 on new
+    # rows; the trial's prior scores within 0.03 of RidgeCV's, an independent
+    # reference that chose its penalty over a log grid by cross-validation
+    X, y = weak_signal(900, 200, seed=1)
+    train, test = slice(0, 600), slice(600, 900)
+    ridge = RidgeCV(alphas=np.logspace(-2, 5, 15)).fit(X[train], y[train]).score(X[test], y[test])
+    one_example = streamed(alpha_given(1.0, "exact"), X[train], y[train])
+    model = streamed(SketchedOnlineRegressor(random_state=0), X[train], y[train])
+    assert one_example.score(X[test], y[test]) < 0.0 < ridge
+    assert model.score(X[test], y[test]) > ridge - 0.03
+
+
+def test_alpha_is_tried_but_under_a_classifiers_adaptive_ridge():
+    # (see SketchedOnlineNewton._tried_values for the measurements)
+    X, y = weak_signal(200, 20)
+    labels = (y > np.median(y)).astype(int)
+    for sketch in ("exact", "fast_rfd", "oja", None):
+        classifier = SketchedOnlineClassifier(sketch=sketch, random_state=0).partial_fit(
+            X[:100], labels[:100], classes=[0, 1])
+        regressor = SketchedOnlineRegressor(sketch=sketch, random_state=0).partial_fit(
+            X[:100], y[:100])
+        assert regressor._trial.name == "alpha_"
+        assert (classifier._trial is not None) == (sketch == "exact")
+    given = alpha_given(1.0, "exact").partial_fit(X[:100], y[:100])
+    assert given._trial is None

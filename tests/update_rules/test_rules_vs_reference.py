@@ -243,7 +243,7 @@ def test_son_rfd_ridge_on_wide_data(fast):
     y = X @ rng.standard_normal(20)
     weights = np.ones(40)
     sketch = RegularizedFrequentDirections(2, fast=fast)
-    model = SketchedOnlineRegressor(SketchedOnlineNewton(bound=None, feature_scaling=None),
+    model = SketchedOnlineRegressor(SketchedOnlineNewton(1e-3, bound=None, feature_scaling=None),
                                     sketch=sketch, random_state=0)
     options = dict(loss="squared_error", alpha=1e-3, bound=np.inf, sigma=1.0, adaptive=True,
                    gauss_newton=True)
@@ -266,8 +266,10 @@ def test_son_over_fd_with_room_for_every_direction_is_son_over_the_exact_sketch(
     rng = np.random.default_rng(4)
     X = rng.standard_normal((80, 12)) * np.geomspace(0.1, 10, 12)
     y = X @ rng.standard_normal(12) + 0.1 * rng.standard_normal(80)
-    fd, exact = (SketchedOnlineRegressor(sketch=sketch, random_state=0).partial_fit(X, y)
-                 for sketch in (FrequentDirections(20, fast=fast), "exact"))
+    # (each at the first value of alpha='auto''s trial)
+    fd, exact = (SketchedOnlineRegressor(SketchedOnlineNewton(alpha), sketch=sketch,
+                                         random_state=0).partial_fit(X, y)
+                 for alpha, sketch in ((1e-3, FrequentDirections(20, fast=fast)), (1.0, "exact")))
     np.testing.assert_allclose(fd.coef_, exact.coef_, rtol=1e-7, atol=1e-9)
     assert fd.progressive_loss_ == pytest.approx(exact.progressive_loss_, rel=1e-7)
 
@@ -276,13 +278,15 @@ def test_son_exact_default_ridge_is_ridge_regression():
     # with the squared loss, SON over the exact sketch is recursive least squares:
     # A = alpha_t I + sum 2 x x^T, so one pass ends at Ridge's solution for the
     # penalty alpha_t / 2. alpha='auto' makes alpha_t a prior worth one example,
-    # 2 |x_1|^2 / d in raw units (feature_scaling=None).
+    # 2 |x_1|^2 / d in raw units (feature_scaling=None): its trial's first
+    # value, which these rows of little noise keep.
     rng = np.random.default_rng(0)
     X = rng.standard_normal((60, 6)) * np.array([1.0, 3.0, 0.1, 10.0, 1.0, 0.5])
     y = X @ rng.standard_normal(6) + 0.1 * rng.standard_normal(60)
     model = SketchedOnlineRegressor(SketchedOnlineNewton(bound=None, feature_scaling=None),
                                     sketch="exact", fit_intercept=False, random_state=0)
     model.partial_fit(X, y)
+    assert model.update_rule_.alpha_ == 1.0
     penalty = X[0] @ X[0] / X.shape[1]
     expected = Ridge(alpha=penalty, fit_intercept=False).fit(X, y).coef_
     np.testing.assert_allclose(model.coef_, expected, rtol=1e-9, atol=1e-12)
@@ -582,14 +586,14 @@ def test_son_standardized(data, sketch, fit_intercept, scaling, sparse):
         X[np.random.default_rng(1).random(X.shape) < 0.6] = 0.0
     n = 25 if sketch == "oja" else len(labels)  # see test_son_regression
     adagrad_units = sparse and sketch == "none" and scaling == "standardize"
-    model = SketchedOnlineClassifier(SketchedOnlineNewton(feature_scaling=scaling,
-                                                          adagrad_start=40.0),
+    model = SketchedOnlineClassifier(SketchedOnlineNewton(
+        1.0 if sketch == "exact" else 1e-3, feature_scaling=scaling, adagrad_start=40.0),
                                      sketch=SKETCHES[sketch], fit_intercept=fit_intercept,
                                      random_state=0)
     expected, predictions = son(
         X[:n], np.where(labels[:n] == 1, 1.0, -1.0), weights[:n],
         reference_sketch(SKETCHES[sketch], 5 + fit_intercept), loss="log_loss",
-        alpha=1.0 if sketch == "exact" else 1e-3,  # alpha='auto': a prior of one example
+        alpha=1.0 if sketch == "exact" else 1e-3,  # (a prior of one example)
         margin_prior=1 / 64,  # (the exact sketch's: the first example may weigh little)
         bound=np.inf, sigma=1.0, fit_intercept=fit_intercept, adaptive=True,
         gauss_newton=True, diagonal_scaling=adagrad_units,
@@ -634,7 +638,7 @@ def test_son_exact_log_loss_prior_holds_margins(scaling, n_weights):
     Z = rng.standard_normal((80, d))
     X = Z * np.geomspace(0.01, 100, d)
     signs = np.where(Z @ rng.standard_normal(d) + 0.5 * rng.standard_normal(80) > 0, 1.0, -1.0)
-    model = SketchedOnlineClassifier(SketchedOnlineNewton(feature_scaling=scaling),
+    model = SketchedOnlineClassifier(SketchedOnlineNewton(1.0, feature_scaling=scaling),
                                      sketch="exact", random_state=0)
     options = dict(loss="log_loss", alpha=1.0, bound=np.inf, sigma=1.0, adaptive=True,
                    gauss_newton=True, standardize="scale" if scaling == "scale" else True)
@@ -766,7 +770,7 @@ def test_son_fit_prior_step_moves_the_margins_by_at_most_the_log_loss_step():
     X = rng.standard_normal((60, 4))
     labels = np.where(X[:, 0] - X[:, 1] + 0.3 * rng.standard_normal(60) > 0, 1, -1)
     X[[30, 45, 55], 2] = 1e6
-    model = SketchedOnlineClassifier(SketchedOnlineNewton(), sketch="exact", shuffle=False,
+    model = SketchedOnlineClassifier(SketchedOnlineNewton(1.0), sketch="exact", shuffle=False,
                                      max_iter=2, random_state=0).fit(X, labels)
     twice, signs = np.vstack([X, X]), np.tile(labels, 2).astype(float)
     options = dict(loss="log_loss", alpha=1.0, bound=np.inf, sigma=1.0, adaptive=True,
@@ -790,7 +794,7 @@ def test_son_exact_prior_grows_from_its_capped_margin_prior_in_fit_passes():
     X = rng.standard_normal((120, 200))
     labels = np.where(X[:, :5] @ rng.standard_normal(5) + 0.5 * rng.standard_normal(120) > 0,
                       1, -1)
-    model = SketchedOnlineClassifier(SketchedOnlineNewton(), sketch="exact", shuffle=False,
+    model = SketchedOnlineClassifier(SketchedOnlineNewton(1.0), sketch="exact", shuffle=False,
                                      max_iter=2, tol=None, random_state=0).fit(X, labels)
     twice, signs = np.vstack([X, X]), np.tile(labels, 2).astype(float)
     options = dict(loss="log_loss", alpha=1.0, bound=np.inf, sigma=1.0, adaptive=True,
