@@ -9,8 +9,9 @@ How much does a user lose by not tuning? On each problem of the suite
 (``problems()``: sklearn's data sets standardized and raw, SON's ill-conditioned
 problem, rescaled and correlated features, features mixed so that the signal
 lies in directions of small curvature too, tf-idf text whose classes lie in
-rare words, regression with raw targets and
-with a flat spectrum wider than a sketch, and the LIBSVM classification files
+rare words, regression with raw targets,
+with a flat spectrum wider than a sketch and with weak signals (dense, and
+tf-idf text as LIBSVM's E2006), and the LIBSVM classification files
 of ``../shared/datasets`` or of the folder named by ``SKETCHLEARN_DATASETS``
 when present) every pairing of an update rule with a
 sketch that the rule accepts (its ``_sketch_use``) is run at its defaults,
@@ -174,6 +175,39 @@ def flat_regression():
     return split(X, y, stratify=False)
 
 
+def noisy_regression(d):
+    """A weak signal: 1,700 rows of ``d`` Gaussian features, every one
+    informative, and noise of 7/3 times the signal's variance (R^2 at most
+    0.3), offset by 10: the prior a learner needs grows with the noise."""
+    rng = np.random.default_rng(SEED)
+    X = rng.standard_normal((1700, d))
+    signal = X @ rng.standard_normal(d)
+    y = 10.0 + signal / signal.std() + np.sqrt(7 / 3) * rng.standard_normal(1700)
+    return split(X, y, stratify=False)
+
+
+def text_regression(n=6000, d=50_000, words=170):
+    """Long documents as tf-idf CSR rows (log counts of about ``words`` tokens
+    of a Zipf vocabulary of ``d`` words, idf of the training part, rows of norm
+    1) and a weak target, as LIBSVM's E2006-tfidf (10-K reports and their
+    volatility): a linear function of 500 words of middle rank and noise, R^2
+    at most 0.44, offset -3.5; 70/30."""
+    rng = np.random.default_rng(SEED)
+    ranks = np.minimum(rng.zipf(1.15, size=(n, words)) - 1, d - 1)
+    X = sp.csr_matrix((np.ones(n * words), (np.repeat(np.arange(n), words), ranks.ravel())),
+                      shape=(n, d))
+    X.sum_duplicates()
+    X.data = np.log1p(X.data)
+    w = np.zeros(d)
+    w[rng.choice(np.arange(50, 5000), 500, replace=False)] = rng.standard_normal(500)
+    X_train, X_test = X[: n * 7 // 10], X[n * 7 // 10 :]
+    tfidf = TfidfTransformer(sublinear_tf=False).fit(X_train)
+    X = sp.vstack([tfidf.transform(X_train), tfidf.transform(X_test)]).tocsr()
+    signal = X @ w
+    y = -3.5 + 0.4 * (signal - signal.mean()) / signal.std() + 0.45 * rng.standard_normal(n)
+    return X[: n * 7 // 10], y[: n * 7 // 10], X[n * 7 // 10 :], y[n * 7 // 10 :]
+
+
 def topic_text(n=4000, d=10_000, n_classes=10, signal=0.06, topic_words=300):
     """Documents as tf-idf CSR rows (fitted on the training part): about 80
     tokens each from a Zipf vocabulary of ``d`` words, a fraction ``signal`` of
@@ -261,6 +295,9 @@ def problems():
         partial(correlated_regression, 1e4), "regression")
     registry["mixed_design_regression"] = Problem(partial(mixed_design, False), "regression")
     registry["flat_regression"] = Problem(flat_regression, "regression")
+    registry["noisy_regression"] = Problem(partial(noisy_regression, 200), "regression")
+    registry["noisy_wide_regression"] = Problem(partial(noisy_regression, 400), "regression")
+    registry["text_regression"] = Problem(text_regression, "regression")
     return registry
 
 

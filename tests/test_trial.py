@@ -7,13 +7,19 @@ import pickle
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from sklearn.datasets import make_regression
 from sklearn.linear_model import RidgeCV
 
 import sklearn_sketchlearn._estimators as estimators
 import sklearn_sketchlearn._trial as trial_module
 from sklearn_sketchlearn import SketchedOnlineClassifier, SketchedOnlineRegressor
 from sklearn_sketchlearn._trial import TRIAL_EXAMPLES
-from sklearn_sketchlearn.update_rules import SketchedOnlineNewton
+from sklearn_sketchlearn.update_rules import (
+    AdaFD,
+    DiagonalAdaGrad,
+    OnlineGradientDescent,
+    SketchedOnlineNewton,
+)
 
 STARTS = SketchedOnlineNewton._ADAGRAD_START_EXAMPLES  # the default's first
 
@@ -326,3 +332,37 @@ def test_alpha_is_tried_but_under_a_classifiers_adaptive_ridge():
         assert (classifier._trial is not None) == (sketch == "exact")
     given = alpha_given(1.0, "exact").partial_fit(X[:100], y[:100])
     assert given._trial is None
+
+
+# ------------------------------------- the trial of a first-order rule's eta0
+
+@pytest.mark.parametrize(("rule", "sketch", "data"), [
+    (AdaFD, "fast_fd", "weak"), (AdaFD, "fast_fd", "strong"), (DiagonalAdaGrad, None, "weak"),
+    (OnlineGradientDescent, None, "strong")])
+def test_a_regressor_keeps_the_eta0_of_least_progressive_loss(rule, sketch, data):
+    # eta0='auto': the weak signal takes a smaller step than the first value,
+    # the strong one (every feature informative, little noise) a larger one
+    X, y = (weak_signal(450, 150) if data == "weak" else
+            make_regression(450, 150, n_informative=150, noise=1.0, random_state=0))
+    first, rivals = rule._AUTO_ETA0
+    references = {eta0: streamed(SketchedOnlineRegressor(rule(eta0), sketch=sketch,
+                                                         random_state=0), X, y)
+                  for eta0 in (first, *rivals)}
+    best = min(references, key=lambda eta0: references[eta0].progressive_loss_)
+    assert best == (min(rivals) if data == "weak" else max(rivals))
+    model = streamed(SketchedOnlineRegressor(rule(), sketch=sketch, random_state=0), X, y)
+    assert model.update_rule_.eta0_ == best
+    np.testing.assert_allclose(model.coef_, references[best].coef_, rtol=1e-12, atol=1e-14)
+    assert model.progressive_loss_ == pytest.approx(references[best].progressive_loss_,
+                                                    rel=1e-12)
+
+
+@pytest.mark.parametrize("rule", [AdaFD, DiagonalAdaGrad, OnlineGradientDescent])
+def test_a_classifier_keeps_the_first_eta0(rule):
+    X, y = weak_signal(200, 20)
+    labels = (y > np.median(y)).astype(int)
+    classifier = SketchedOnlineClassifier(rule(), random_state=0).partial_fit(
+        X, labels, classes=[0, 1])
+    assert classifier._trial is None and classifier.update_rule_.eta0_ == rule._AUTO_ETA0[0]
+    given = SketchedOnlineRegressor(rule(0.5), random_state=0).partial_fit(X, y)
+    assert given._trial is None and given.update_rule_.eta0_ == 0.5

@@ -140,7 +140,16 @@ class BaseUpdateRule(BaseEstimator):
         ``fit`` over more than two classes)."""
         return self._default_sketch
 
+    # eta0='auto' of a rule that steps by eta0: ``(value, rivals)``, its value
+    # and the rivals a regressor tries it against (see _tried_values); None
+    # for the rules without
+    _AUTO_ETA0 = None
+
     def _prepare(self, sketch, loss, is_classifier):
+        if self._AUTO_ETA0 is not None:
+            value, rivals = self._AUTO_ETA0
+            self.eta0_ = value if self.eta0 == "auto" else float(self.eta0)
+            self._eta0_rivals = rivals if self.eta0 == "auto" and not is_classifier else None
         name = type(self).__name__
         if self._classification_only and not is_classifier:
             raise ValueError(f"{name} is a classification rule; use SketchedOnlineClassifier.")
@@ -157,7 +166,17 @@ class BaseUpdateRule(BaseEstimator):
         stream that starts with rows of ``sparse_data``
         (:mod:`sklearn_sketchlearn._trial`): the fitted attribute ``name``
         holds the value in force, set by :meth:`_prepare`, and ``values`` are
-        its rivals; or None for no trial."""
+        its rivals; or None for no trial.
+
+        A regressor tries ``eta0='auto'`` of a rule that steps by ``eta0``
+        (:attr:`_AUTO_ETA0`): the step a weak signal needs is smaller than a
+        strong one's, and the noise decides it (see the user guide,
+        *Limited steps*). A classifier keeps the value: over the suite's
+        classifiers ADA-FD's trial of 0.01 and 1 lowered held-out accuracy
+        where progressive loss and accuracy disagree (wine 0.981 to 0.970,
+        mixed_design 0.719 to 0.673)."""
+        if self._AUTO_ETA0 is not None and self._eta0_rivals:
+            return "eta0_", self._eta0_rivals
         return None
 
     def _allocate(self, sketch, n_features, loss, random_state, n_outputs):

@@ -925,7 +925,7 @@ def test_limited_adagrad_steps_learn_wide_data_where_unlimited_ones_overshoot():
     X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, random_state=0)
     one_pass, fitted = {}, {}
     for limit in (True, False):
-        model = SketchedOnlineRegressor(DiagonalAdaGrad(limit_steps=limit), random_state=0)
+        model = SketchedOnlineRegressor(DiagonalAdaGrad(0.1, limit_steps=limit), random_state=0)
         for begin in range(0, len(y_train), 100):
             model.partial_fit(X_train[begin:begin + 100], y_train[begin:begin + 100])
         one_pass[limit] = model.score(X_test, y_test)
