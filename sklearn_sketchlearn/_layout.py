@@ -19,8 +19,11 @@ import numpy as np
 # the first-order rules' norm holds OGD's sum and count of positive weights; 4:
 # SON keeps FD's factor of its rows' span, span and span_rows, and the ridge in use,
 # floats[14], from call to call; 5: SON's floats[15], the first sketched
-# example's weight, in which its log-loss prior counts).
-STATE_LAYOUT = 5
+# example's weight, in which its log-loss prior counts; 6: ADA-FD's, AdaGrad's
+# and OGD's eta0='auto', whose value in force, eta0_, the fitted copy of an
+# older rule lacks, and a regressor's trial, whose losses' unit an older one
+# lacks).
+STATE_LAYOUT = 6
 
 
 def copied(arrays):
