@@ -83,8 +83,8 @@ def losses_at(start, X, labels, stops, **params):
 def test_the_trial_ends_after_its_examples(monkeypatch, length):
     # the model kept is the one of least loss over the trial's second half,
     # and it goes on alone; with a trial of 100 examples, on rows where 40
-    # leads over that half and 10 from the start, and later (the case that
-    # tells them apart)
+    # leads over that half and the unbounded start from the start, and later
+    # (the case that tells them apart)
     monkeypatch.setattr(trial_module, "TRIAL_EXAMPLES", length)
     X, labels = text_like(length + 300, 2, seed=1 if length == TRIAL_EXAMPLES else 11)
     runs = {start: losses_at(start, X, labels, [length // 2, length, length + 300])
@@ -92,8 +92,8 @@ def test_the_trial_ends_after_its_examples(monkeypatch, length):
     best = min(STARTS, key=lambda start: runs[start][1][1] - runs[start][1][0])
     if length == 100:
         assert best == 40.0
-        assert min(STARTS, key=lambda start: runs[start][1][1]) == 10.0
-        assert min(STARTS, key=lambda start: runs[start][1][2] - runs[start][1][1]) == 10.0
+        assert min(STARTS, key=lambda start: runs[start][1][1]) == np.inf
+        assert min(STARTS, key=lambda start: runs[start][1][2] - runs[start][1][1]) == np.inf
     model = stream(SketchedOnlineClassifier(random_state=0), X[:length], labels[:length])
     assert model._trial is None
     stream(model, X[length:], labels[length:])
@@ -105,7 +105,7 @@ def test_fit_chooses_by_its_first_pass(monkeypatch):
     # fit's trial is its first pass, however long, whose second half decides
     # (here where a trial of 100 examples would keep another start)
     monkeypatch.setattr(trial_module, "TRIAL_EXAMPLES", 100)
-    X, labels = text_like(600, 2, seed=1)
+    X, labels = text_like(600, 2, seed=2)
     # (FD's sketch: fit of two classes at 401 weights would take the exact one)
     losses = {start: losses_at(start, X, labels, [50, 100, 300, 600], sketch="fast_rfd")[1]
               for start in STARTS}
@@ -116,6 +116,21 @@ def test_fit_chooses_by_its_first_pass(monkeypatch):
     assert model.update_rule_.adagrad_start_ == best
     assert_same_model(model, given(best, sketch="fast_rfd", max_iter=3,
                                    shuffle=False).fit(X, labels))
+
+
+def test_the_unbounded_start_is_the_features_magnitudes():
+    # AdaGrad's units under an infinite start would hold each D_j at its
+    # feature's first magnitude squared: the trial's last rival learns in
+    # 'scale' units, and a stream where it has the least loss keeps that model
+    X, labels = text_like(400, 2, seed=3)
+    scaled = stream(SketchedOnlineClassifier(SketchedOnlineNewton(feature_scaling="scale"),
+                                             random_state=0), X, labels)
+    assert_same_model(stream(given(np.inf), X, labels), scaled)
+    losses = {start: stream(given(start), X, labels).progressive_loss_ for start in STARTS}
+    assert min(STARTS, key=losses.get) == np.inf
+    model = stream(SketchedOnlineClassifier(random_state=0), X, labels)
+    assert model.update_rule_.adagrad_start_ == np.inf
+    assert_same_model(model, scaled)
 
 
 def test_no_trial_where_adagrads_units_are_not_used_or_the_start_is_given():
