@@ -773,6 +773,31 @@ def test_projection_is_the_a_norm_projection_onto_bounded_predictions(stream, sk
     assert active >= 10  # the test exercised the projection
 
 
+@pytest.mark.parametrize("sketch", ["exact", "fast_rfd", "oja", "rp", None])
+def test_a_regressors_target_bound_clips_predictions_but_not_the_weights(sketch):
+    # bound='auto' clips a regressor's predictions at twice the largest |y - y_0|
+    # learned (y_0 the median of the first ten targets) and projects nothing:
+    # the weights are bound=None's, although heavy-tailed rows took many
+    # predictions past the bound while they were learned
+    rng = np.random.default_rng(0)
+    X = np.exp(2.5 * rng.standard_normal((600, 5)))
+    y = 10 * np.tanh(X @ rng.standard_normal(5) / 20) + rng.standard_normal(600)
+    models = {}
+    for bound in ("auto", None):
+        models[bound] = SketchedOnlineRegressor(SketchedOnlineNewton(alpha=1.0, bound=bound),
+                                                sketch=sketch, random_state=0)
+        for begin in range(0, 500, 50):
+            models[bound].partial_fit(X[begin:begin + 50], y[begin:begin + 50])
+    np.testing.assert_allclose(models["auto"].coef_, models[None].coef_, rtol=1e-12)
+    offset = np.median(y[:10])
+    limit = 2 * np.abs(y[:500] - offset).max()
+    probes = X[500:] * rng.choice([1.0, 30.0], (100, 1))
+    free = models[None].predict(probes)
+    clipped = offset + np.clip(free - offset, -limit, limit)
+    assert np.sum(clipped != free) >= 10  # (the bound is active)
+    np.testing.assert_allclose(models["auto"].predict(probes), clipped, rtol=1e-12)
+
+
 def test_son_is_equivariant_to_linear_maps_of_the_features():
     # The invariance SON is built on: the A-norm projection and the Newton step
     # commute with x -> M x. From corresponding states (u, A) and
