@@ -661,9 +661,8 @@ def son_kernel(kind, dense_only):
             adagrad_start)``; see
             :func:`son_ridge`
             for ``ridge_params``.
-            ``target_bound > 0`` clips predictions at ``target_bound`` times the
-            largest ``|y|`` learned so far, without projecting the weights (only
-            ``bound`` projects them). ``log_loss_max_step``: the log loss's
+            ``target_bound > 0`` bounds predictions by ``target_bound`` times the
+            largest ``|y|`` learned so far. ``log_loss_max_step``: the log loss's
             cap on a step's move of its example's margin (``loss_curvature``).
             ``repeated``: the rows were learned before (``fit``'s later passes), so
             their curvature vectors span no new directions and are not counted in
@@ -845,13 +844,6 @@ def son_kernel(kind, dense_only):
             if not np.isfinite(prediction):
                 return i
             decisions[i] = prediction * unit
-            if target_bound > 0.0:
-                # the targets' bound clips what is predicted, not the weights: a
-                # projection onto each outlier row's bound moved weights that
-                # rows of heavy-tailed features then relearned (R^2 0.47-0.50
-                # after one pass where Ridge reaches 0.55)
-                excess = 0.0
-                prediction = z
             margin = prediction - offsets[i]
             derivative = loss_derivative(loss_code, margin, target, epsilon / unit)
             slope = weight * derivative
