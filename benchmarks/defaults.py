@@ -9,7 +9,8 @@ How much does a user lose by not tuning? On each problem of the suite
 (``problems()``: sklearn's data sets standardized and raw, SON's ill-conditioned
 problem, rescaled and correlated features, features mixed so that the signal
 lies in directions of small curvature too, tf-idf text whose classes lie in
-rare words, regression with raw targets,
+rare words and binary tf-idf text whose label lies in common words,
+regression with raw targets,
 with a flat spectrum wider than a sketch and with weak signals (dense, and
 tf-idf text as LIBSVM's E2006), and the LIBSVM classification files
 of ``../shared/datasets`` or of the folder named by ``SKETCHLEARN_DATASETS``
@@ -234,6 +235,26 @@ def topic_text(n=4000, d=10_000, n_classes=10, signal=0.06, topic_words=300):
     return tfidf.transform(X_train), y_train, tfidf.transform(X_test), y_test
 
 
+def common_word_text(n=8000, d=20_000, words=50, informative=400, common=2000):
+    """Binary tf-idf CSR rows (fitted on the training part) of ``words`` Zipf
+    tokens from ``d``, labelled by a linear score on ``informative`` of the
+    ``common`` most frequent words (plus logistic noise; 31% positives), so that
+    rare words are noise: real-sim-like text, the opposite of ``topic_text``;
+    70/30, stratified."""
+    rng = np.random.default_rng(SEED)
+    tokens = rng.zipf(1.3, (n, words)) % d
+    X = sp.csr_matrix((np.ones(n * words), (np.repeat(np.arange(n), words), tokens.ravel())),
+                      shape=(n, d))
+    X.sum_duplicates()
+    weights = np.zeros(d)
+    weights[rng.choice(common, informative, replace=False)] = rng.normal(0.0, 3.0, informative)
+    score = X @ weights + rng.logistic(0.0, 0.5, n)
+    y = (score > np.quantile(score, 0.69)).astype(int)
+    X_train, y_train, X_test, y_test = split(X, y, stratify=True)
+    tfidf = TfidfTransformer().fit(X_train)
+    return tfidf.transform(X_train), y_train, tfidf.transform(X_test), y_test
+
+
 def datasets_folder():
     """The LIBSVM files: ``SKETCHLEARN_DATASETS``, else ``../shared/datasets``."""
     default = Path(__file__).resolve().parents[2] / "shared" / "datasets"
@@ -274,6 +295,7 @@ def problems():
     registry["correlated_classification"] = Problem(correlated_classification, "classification")
     registry["mixed_design"] = Problem(partial(mixed_design, True), "classification")
     registry["topic_text"] = Problem(topic_text, "classification")
+    registry["common_word_text"] = Problem(common_word_text, "classification")
     folder = datasets_folder()
     paths = sorted(folder.rglob("*")) if folder.is_dir() else []
     files = {path.name.removesuffix(".gz").removesuffix(".bz2"): path
