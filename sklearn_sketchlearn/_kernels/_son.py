@@ -658,7 +658,7 @@ def son_kernel(kind, dense_only):
             sigma, gauss_newton, eta0, power_t, oja_eta0, oja_constant,
             fit_intercept, scaling, t_start, sparse_form, target_units,
             log_loss_max_step, repeated, after_fit_passes, prior_growth, pass_weight,
-            adagrad_start)``; see
+            adagrad_start, units_only)``; see
             :func:`son_ridge`
             for ``ridge_params``.
             ``target_bound > 0`` bounds predictions by ``target_bound`` times the
@@ -711,7 +711,7 @@ def son_kernel(kind, dense_only):
         (rank, ridge_params, loss_code, epsilon, bound, target_bound, sigma, gauss_newton,
          eta0, power_t, oja_eta0, oja_constant, fit_intercept, scaling, t_start, sparse_form,
          target_units, log_loss_max_step, repeated, after_fit_passes, prior_growth,
-         pass_weight, adagrad_start) = params
+         pass_weight, adagrad_start, units_only) = params
         adaptive = ridge_params[3]
 
         n_features = weights.shape[0]
@@ -828,6 +828,10 @@ def son_kernel(kind, dense_only):
                 span_rows[0] = -1
                 refresh_after_rescale(kind, n_rows, gram, factor, ridge, cholesky, dense,
                                       curvature, floats[6])
+            if units_only:  # (fit's count of its rows into the units: nothing learned)
+                decisions[i] = 0.0
+                floats[14] = ridge
+                continue
             if sparse:
                 z, squared_norm = sparse_products(columns, weights, sketch_weights, capacity, cols,
                                                   vals, nnz, slot_products)

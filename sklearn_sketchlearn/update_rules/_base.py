@@ -21,6 +21,7 @@ class ChunkSettings(NamedTuple):
     epoch: int = 0  # fit's pass, from 0; from 1 on its rows were learned before
     passes_before: int = 0  # the passes of fit the model learned before this chunk's
     weight_unit: float = 1.0  # the examples' mean weight (``_units.weight_unit``)
+    units_only: bool = False  # count the rows into the rule's own units, learn nothing
 
     @property
     def multinomial(self):
@@ -160,6 +161,12 @@ class BaseUpdateRule(BaseEstimator):
                 f"{name} uses no sketch, got sketch={sketch!r}; pass sketch=None "
                 "(or leave sketch='auto')."
             )
+
+    def _counts_units_first(self, sketch, sparse_data):
+        """Whether ``fit`` first counts its rows into units the rule keeps
+        itself (see the estimators' ``_count_units``); the estimator's own
+        running units take ``fit``'s whole training set at once."""
+        return False
 
     def _tried_values(self, sketch, sparse_data):
         """``(name, values)`` for a setting the estimator chooses by trial on a

@@ -58,6 +58,13 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
       f^2`` times too large); rescaling or shifting a feature changes
       nothing. A feature enters once ten examples have been seen and it has
       varied (before, it is fed as 0, its centred value while constant).
+      ``fit`` first counts its training rows into these statistics, learning
+      nothing, so that its passes start in the units of the whole training
+      set, as after a ``StandardScaler`` fitted on it (counting the rows again
+      moves them little): a unit that jumps at
+      an outlier within a pass keeps the weights learned before it against a
+      prior reset in the new units (heavy-tailed features, six seeds: ``fit``
+      0.627 -> 0.718 held-out accuracy; see the user guide, *Features*).
     * ``curvature='auto'``: the loss's own curvature, ``g_hat = sqrt(s l''(p))
       x`` (Gauss-Newton; with the squared loss and the exact sketch this is
       recursive least squares, whose steps scale with ``y``) for the squared,
@@ -608,6 +615,7 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
             settings.epoch > 0, settings.passes_before > 0, prior_growth,
             self._pass_weight(settings.passes_before),
             self._adagrad_start(loss, settings) if form[SCALING] == self._ADAGRAD_FORM else 0.0,
+            settings.units_only,
         )
         arrays = (
             state["weights"], state["rows"], state["gram"], state["cholesky"],
@@ -649,6 +657,10 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
         if scaling == "adagrad" and self.adagrad_start_ == np.inf:
             return "scale"
         return scaling
+
+    def _counts_units_first(self, sketch, sparse_data):
+        kind = NO_SKETCH if sketch is None else sketch._kind
+        return self._scaling(kind, sparse_data) in ("standardize", "scale")
 
     def _tried_values(self, sketch, sparse_data):
         # alpha's trial leaves out a classifier's adaptive ridge: over the

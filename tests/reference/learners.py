@@ -189,7 +189,7 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
         fit_intercept=True, diagonal_scaling=False, epsilon=0.1, adaptive=False,
         gauss_newton=False, standardize=False, oja_floor=True, offsets=None, max_step=8.0,
         repeated_from=None, stream_from=None, prior_features=0.0, margin_prior=0.0,
-        margin_prior_most=np.inf, prior_move=None, adagrad_start=40.0):
+        margin_prior_most=np.inf, prior_move=None, adagrad_start=40.0, counted=()):
     """SON (Algorithm 1) with A = alpha_t I + S^T S solved densely.
 
     The papers' ridge is ``alpha_t = alpha + alpha0 (+ RFD's shift)``. With
@@ -238,7 +238,10 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
     ``f < 1``, ``f u_j``: NG's correction; the values are the non-zeros, or in
     centred units those that stood out), every curvature vector ``T g``
     (the sketch with them), the curvature seen their sum and the missed
-    curvature keeps its share.
+    curvature keeps its share. ``counted`` holds ``(start, stop)`` pairs: on
+    reaching row ``start`` the rows ``start:stop`` are first counted into the
+    units, learning nothing (``fit``'s count of its training rows before its
+    passes).
 
     Returns the final weights (intercept last) and the progressive predictions.
     """
@@ -285,6 +288,29 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
             ridge = max(ridge, sketch.t * sketch.lam.min() / 2)
         return max(ridge, floor_of(passes_weight))
 
+    def observe(x):
+        """``x`` in the units after counting it, the state moved with them."""
+        nonlocal u, missed, total
+        moves, fed = units.observe(x)
+        bias = D - 1 if fit_intercept else 0
+        for j, f, c in moves:
+            c = c if fit_intercept else 0.0
+            # the function learned is kept, but where a unit resting on at
+            # most 10 values (non-zeros; centred: values that stood out) grew:
+            # its steps were 1 / f^2 too large (NG)
+            values = units.stood_out[j] if units.center_on else units.nonzeros[j]
+            young = f < 1 and values <= 10
+            u[j] = u[j] * f if young else u[j] / f
+            u[bias] -= c * u[j] if fit_intercept else 0.0
+            for g in ghats:
+                g[j] = f * g[j] + c * g[bias]
+            sketch.move(j, f, c, bias)
+        if moves and total > 0:
+            moved_total = sum(g @ g for g in ghats)
+            missed *= moved_total / total
+            total = moved_total
+        return fed
+
     start = 0.0  # AdaGrad's, per squared first non-zero: see diagonal_scaling
     p = -offsets[0]  # a model of zeros' margin
     for target in (1.0, -1.0):
@@ -315,6 +341,10 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
             if loss.name in ("squared_error", "absolute_error", "epsilon_insensitive"):
                 most = np.inf  # a regressor's margins are in the targets' units
             u = u - step * min(1.0, most / np.sqrt(moved))
+        for first, stop in counted:
+            if t == first:
+                for row in X[first:stop]:
+                    observe(np.append(row, 1.0) if fit_intercept else row.copy())
         weight = sample_weight[t] * pass_weight
         x = np.append(X[t], 1.0) if fit_intercept else X[t].copy()
         raw = x.copy()
@@ -323,24 +353,7 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
             scale[first] = start * sample_weight[t] * raw[first] ** 2
             x = np.divide(x, np.sqrt(scale), out=np.zeros(D), where=scale > 0)
         if standardize:
-            moves, x = units.observe(x)
-            bias = D - 1 if fit_intercept else 0
-            for j, f, c in moves:
-                c = c if fit_intercept else 0.0
-                # the function learned is kept, but where a unit resting on at
-                # most 10 values (non-zeros; centred: values that stood out) grew:
-                # its steps were 1 / f^2 too large (NG)
-                values = units.stood_out[j] if units.center_on else units.nonzeros[j]
-                young = f < 1 and values <= 10
-                u[j] = u[j] * f if young else u[j] / f
-                u[bias] -= c * u[j] if fit_intercept else 0.0
-                for g in ghats:
-                    g[j] = f * g[j] + c * g[bias]
-                sketch.move(j, f, c, bias)
-            if moves and total > 0:
-                moved_total = sum(g @ g for g in ghats)
-                missed *= moved_total / total
-                total = moved_total
+            x = observe(x)
         gram, shift = sketch.gram(D)
         ridge = ridge_of(shift)
         z = u @ x

@@ -718,7 +718,7 @@ def test_son_fit_grows_the_log_loss_prior_with_its_passes(sketch, monkeypatch):
     model = scaled_son(sketch, max_iter=3).fit(X, labels)
     thrice, signs = np.vstack([X, X, X]), np.tile(labels, 3).astype(float)
     expected, _ = son(thrice, signs, np.ones(90), reference_sketch(SKETCHES[sketch], 9),
-                      repeated_from=30, **PRIOR_PASSES)
+                      repeated_from=30, counted=[(0, 30)], **PRIOR_PASSES)
     np.testing.assert_allclose(weights_of(model), np.atleast_2d(expected), rtol=1e-8,
                                atol=1e-10 * max(1.0, np.abs(expected).max()))
     # the case the test is for: a prior that stays the first pass's size
@@ -757,15 +757,16 @@ def test_son_fit_grows_the_ridge_floor_with_its_passes(sketch, monkeypatch):
     assert not np.allclose(weights_of(flat), weights_of(model), rtol=1e-3)
 
 
-def test_son_fit_prior_step_moves_the_margins_by_at_most_the_log_loss_step():
-    # A noise feature with a few values at 1e6 takes units set by them: its
-    # weight, kept through the move of its units, and the intercept that
-    # cancels it are far beyond the prior, and the prior's Newton step at the
-    # start of fit's second pass would move the margins by thousands. It is
-    # shortened to move them (root mean square, weighted by their curvature)
-    # by LOG_LOSS_MAX_STEP at most; the reference takes the same cap. (Over
-    # the exact sketch: FD's reference replays its rows, which cannot follow
-    # units that move.)
+def test_son_fit_learns_in_the_units_of_its_training_rows():
+    # A noise feature with a few values at 1e6 takes units set by them. Had
+    # they moved at those rows, within the pass, its weight, kept through the
+    # move, and the intercept that cancels it would be far beyond the prior,
+    # and the prior's Newton step at the start of fit's second pass would move
+    # the margins by thousands (shortened to LOG_LOSS_MAX_STEP, root mean
+    # square weighted by their curvature, as the reference does too). fit
+    # counts its rows into the units first, so its passes learn in the units
+    # of the whole set. (Over the exact sketch: FD's reference replays its
+    # rows, which cannot follow units that move.)
     rng = np.random.default_rng(8)
     X = rng.standard_normal((60, 4))
     labels = np.where(X[:, 0] - X[:, 1] + 0.3 * rng.standard_normal(60) > 0, 1, -1)
@@ -775,14 +776,15 @@ def test_son_fit_prior_step_moves_the_margins_by_at_most_the_log_loss_step():
     twice, signs = np.vstack([X, X]), np.tile(labels, 2).astype(float)
     options = dict(loss="log_loss", alpha=1.0, bound=np.inf, sigma=1.0, adaptive=True,
                    gauss_newton=True, standardize=True, repeated_from=60,
-                   margin_prior=1 / 64, margin_prior_most=1.0)
+                   margin_prior=1 / 64, margin_prior_most=1.0, counted=[(0, 60)])
     expected, _ = son(twice, signs, np.ones(120), reference_sketch(ExactSketch(), 5), **options)
     np.testing.assert_allclose(weights_of(model), np.atleast_2d(expected), rtol=1e-8,
                                atol=1e-10 * max(1.0, np.abs(expected).max()))
-    # the case the test is for: the full step takes the weights to thousands
-    full, _ = son(twice, signs, np.ones(120), reference_sketch(ExactSketch(), 5),
-                  prior_move=np.inf, **options)
-    assert np.abs(full).max() > 100 * np.abs(expected).max()
+    # the case the test is for: units that move within the pass, and the prior's
+    # full step, take the weights to thousands
+    jumping, _ = son(twice, signs, np.ones(120), reference_sketch(ExactSketch(), 5),
+                     prior_move=np.inf, **{**options, "counted": ()})
+    assert np.abs(jumping).max() > 100 * np.abs(expected).max()
 
 
 def test_son_exact_prior_grows_from_its_capped_margin_prior_in_fit_passes():
@@ -798,7 +800,8 @@ def test_son_exact_prior_grows_from_its_capped_margin_prior_in_fit_passes():
                                      max_iter=2, tol=None, random_state=0).fit(X, labels)
     twice, signs = np.vstack([X, X]), np.tile(labels, 2).astype(float)
     options = dict(loss="log_loss", alpha=1.0, bound=np.inf, sigma=1.0, adaptive=True,
-                   gauss_newton=True, standardize=True, repeated_from=120, margin_prior=1 / 64)
+                   gauss_newton=True, standardize=True, repeated_from=120, margin_prior=1 / 64,
+                   counted=[(0, 120)])
     expected, _ = son(twice, signs, np.ones(240), reference_sketch(ExactSketch(), 201),
                       margin_prior_most=1.0, **options)
     np.testing.assert_allclose(weights_of(model), np.atleast_2d(expected), rtol=1e-8,
@@ -841,9 +844,10 @@ def test_son_learns_after_fit_as_its_next_pass_would(sketch, monkeypatch):
     warm = model.set_params(warm_start=True, max_iter=1).fit(X[30:], labels[30:])
     rows = np.vstack([X[:30], X[:30], X[30:]])
     signs = np.r_[labels[:30], labels[:30], labels[30:]].astype(float)
-    expected, _ = son(rows, signs, np.ones(80), reference_sketch(SKETCHES[sketch], 9),
-                      repeated_from=30, stream_from=60, **PRIOR_PASSES)
-    for fitted in (streamed, warm):
+    # (a warm-started fit counts its rows into the units first, a stream does not)
+    for fitted, counted in ((streamed, [(0, 30)]), (warm, [(0, 30), (60, 80)])):
+        expected, _ = son(rows, signs, np.ones(80), reference_sketch(SKETCHES[sketch], 9),
+                          repeated_from=30, stream_from=60, counted=counted, **PRIOR_PASSES)
         np.testing.assert_allclose(weights_of(fitted), np.atleast_2d(expected), rtol=1e-8,
                                    atol=1e-10 * max(1.0, np.abs(expected).max()))
 
