@@ -373,13 +373,14 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
     _DIVERGENCE_RATIO = 1e12
 
     def _count_units(self, X, y, sample_weight, class_weight, loss, sparse_data):
-        """``fit``'s first step for a rule that keeps running units of its own
-        (SON's): every model counts the training rows of positive weight into
-        them and learns nothing, so that ``fit``'s passes learn in the units
-        of the whole training set, as the other rules' do (``_units.move``'s
-        ``all_data``): a unit that jumps within a pass, at an outlier, keeps
-        the weights learned in the units before it against a prior reset in
-        the new ones (see the user guide, *Features*)."""
+        """``fit``'s first step for the models whose rule keeps running units
+        of its own (SON's; a trial's rivals may differ in theirs): each counts
+        the training rows of positive weight into them and learns nothing, so
+        that ``fit``'s passes start in the units of the whole training set, as
+        the other rules' do (``_units.move``'s ``all_data``): a unit that jumps
+        within a pass, at an outlier, keeps the weights learned in the units
+        before it against a prior reset in the new ones (see the user guide,
+        *Features*)."""
         order = (np.arange(X.shape[0]) if sample_weight is None
                  else np.flatnonzero(sample_weight > 0.0))
         weights = np.ones(order.size) if sample_weight is None else sample_weight[order]
@@ -391,10 +392,11 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
                                  passes_before=self._fit_passes, units_only=True)
         rows, offsets = row_arrays(X)[:5], np.zeros(weights.shape)
         for _ in self._each_model():
-            decisions = np.empty((self._n_decision_rows(), order.size))
-            for k in range(weights.shape[0]):
-                self._learn_problem(k, (*rows, order, targets[k], weights[k], offsets[k]), loss,
-                                    settings, decisions)
+            if self.update_rule_._counts_units_first(self._state, self.sketch_, sparse_data):
+                decisions = np.empty((self._n_decision_rows(), order.size))
+                for k in range(weights.shape[0]):
+                    self._learn_problem(k, (*rows, order, targets[k], weights[k], offsets[k]),
+                                        loss, settings, decisions)
 
     def _learn_problem(self, k, chunk, loss, settings, decisions):
         """Run problem ``k``'s kernel over one block.
@@ -483,7 +485,7 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         target_scale = self._target_scale()
         weight_unit = _units.weight_unit(self._units)
         sparse_data = _units.is_sparse_data(X)
-        if all_data and self.update_rule_._counts_units_first(self.sketch_, sparse_data):
+        if all_data:
             self._count_units(X, y, sample_weight, class_weight, loss, sparse_data)
         # rows in running units are made block by block below
         arrays = row_arrays(X)[:5] if self._units is None else None

@@ -93,7 +93,7 @@ def test_fit_equals_partial_fit_over_chunks(stream, name, n_classes):
     X, y = stream
     y = y if n_classes == 3 else (y > 0).astype(int)
     whole = make_model(name, max_iter=1, shuffle=False).fit(X, y)
-    if whole.update_rule_._counts_units_first(whole.sketch_, False):
+    if whole.update_rule_._counts_units_first(whole._state, whole.sketch_, False):
         # SON's fit first counts its rows into the units it keeps (against the
         # reference: test_son_fit_learns_in_the_units_of_its_training_rows); a
         # stream's are running units, so the chunks must learn what one call does

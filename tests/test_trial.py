@@ -103,14 +103,18 @@ def test_the_trial_ends_after_its_examples(monkeypatch, length):
 
 def test_fit_chooses_by_its_first_pass(monkeypatch):
     # fit's trial is its first pass, however long, whose second half decides
-    # (here where a trial of 100 examples would keep another start)
+    # (here where a trial of 100 examples would keep another start). The
+    # starts of AdaGrad's units only: fit's pass learns as a stream in them
+    # (the unbounded start's units are counted first: the test below)
+    starts = STARTS[:3]
+    monkeypatch.setattr(SketchedOnlineNewton, "_ADAGRAD_START_EXAMPLES", starts)
     monkeypatch.setattr(trial_module, "TRIAL_EXAMPLES", 100)
-    X, labels = text_like(600, 2, seed=2)
+    X, labels = text_like(600, 2, seed=1)
     # (FD's sketch: fit of two classes at 401 weights would take the exact one)
     losses = {start: losses_at(start, X, labels, [50, 100, 300, 600], sketch="fast_rfd")[1]
-              for start in STARTS}
-    best = min(STARTS, key=lambda start: losses[start][3] - losses[start][2])
-    assert best != min(STARTS, key=lambda start: losses[start][1] - losses[start][0])
+              for start in starts}
+    best = min(starts, key=lambda start: losses[start][3] - losses[start][2])
+    assert best != min(starts, key=lambda start: losses[start][1] - losses[start][0])
     model = SketchedOnlineClassifier(sketch="fast_rfd", max_iter=3, shuffle=False,
                                      random_state=0).fit(X, labels)
     assert model.update_rule_.adagrad_start_ == best
@@ -131,6 +135,18 @@ def test_the_unbounded_start_is_the_features_magnitudes():
     model = stream(SketchedOnlineClassifier(random_state=0), X, labels)
     assert model.update_rule_.adagrad_start_ == np.inf
     assert_same_model(model, scaled)
+
+
+def test_fits_trial_counts_the_rows_into_the_units_of_the_rivals_that_keep_them():
+    # the unbounded start's 'scale' units are running units of SON's own, which
+    # fit counts its rows into first (AdaGrad's units are not): fit's trial
+    # keeps the model that fit given that start learns
+    X, labels = text_like(600, 2, seed=0)
+    model = SketchedOnlineClassifier(sketch="fast_rfd", max_iter=2, shuffle=False,
+                                     random_state=0).fit(X, labels)
+    assert model.update_rule_.adagrad_start_ == np.inf
+    assert_same_model(model, given(np.inf, sketch="fast_rfd", max_iter=2,
+                                   shuffle=False).fit(X, labels))
 
 
 def test_no_trial_where_adagrads_units_are_not_used_or_the_start_is_given():

@@ -162,10 +162,11 @@ class BaseUpdateRule(BaseEstimator):
                 "(or leave sketch='auto')."
             )
 
-    def _counts_units_first(self, sketch, sparse_data):
+    def _counts_units_first(self, states, sketch, sparse_data):
         """Whether ``fit`` first counts its rows into units the rule keeps
-        itself (see the estimators' ``_count_units``); the estimator's own
-        running units take ``fit``'s whole training set at once."""
+        itself in ``states`` (see the estimators' ``_count_units``); the
+        estimator's own running units take ``fit``'s whole training set at
+        once."""
         return False
 
     def _tried_values(self, sketch, sparse_data):

@@ -658,9 +658,11 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
             return "scale"
         return scaling
 
-    def _counts_units_first(self, sketch, sparse_data):
+    def _counts_units_first(self, states, sketch, sparse_data):
         kind = NO_SKETCH if sketch is None else sketch._kind
-        return self._scaling(kind, sparse_data) in ("standardize", "scale")
+        code = int(states["form"][0, SCALING])  # (0 until the first chunk resolves it)
+        scaling = self._SCALINGS[code - 1] if code else self._scaling(kind, sparse_data)
+        return scaling in ("standardize", "scale")
 
     def _tried_values(self, sketch, sparse_data):
         # alpha's trial leaves out a classifier's adaptive ridge: over the
