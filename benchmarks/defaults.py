@@ -187,6 +187,15 @@ def noisy_regression(d):
     return split(X, y, stratify=False)
 
 
+def token_counts(tokens, d):
+    """CSR word counts of documents given as rows of token indices below ``d``."""
+    n, words = tokens.shape
+    X = sp.csr_matrix((np.ones(n * words), (np.repeat(np.arange(n), words), tokens.ravel())),
+                      shape=(n, d))
+    X.sum_duplicates()
+    return X
+
+
 def text_regression(n=6000, d=50_000, words=170):
     """Long documents as tf-idf CSR rows (log counts of about ``words`` tokens
     of a Zipf vocabulary of ``d`` words, idf of the training part, rows of norm
@@ -194,10 +203,7 @@ def text_regression(n=6000, d=50_000, words=170):
     volatility): a linear function of 500 words of middle rank and noise, R^2
     at most 0.44, offset -3.5; 70/30."""
     rng = np.random.default_rng(SEED)
-    ranks = np.minimum(rng.zipf(1.15, size=(n, words)) - 1, d - 1)
-    X = sp.csr_matrix((np.ones(n * words), (np.repeat(np.arange(n), words), ranks.ravel())),
-                      shape=(n, d))
-    X.sum_duplicates()
+    X = token_counts(np.minimum(rng.zipf(1.15, size=(n, words)) - 1, d - 1), d)
     X.data = np.log1p(X.data)
     w = np.zeros(d)
     w[rng.choice(np.arange(50, 5000), 500, replace=False)] = rng.standard_normal(500)
@@ -242,10 +248,7 @@ def common_word_text(n=8000, d=20_000, words=50, informative=400, common=2000):
     rare words are noise: real-sim-like text, the opposite of ``topic_text``;
     70/30, stratified."""
     rng = np.random.default_rng(SEED)
-    tokens = rng.zipf(1.3, (n, words)) % d
-    X = sp.csr_matrix((np.ones(n * words), (np.repeat(np.arange(n), words), tokens.ravel())),
-                      shape=(n, d))
-    X.sum_duplicates()
+    X = token_counts(rng.zipf(1.3, (n, words)) % d, d)
     weights = np.zeros(d)
     weights[rng.choice(common, informative, replace=False)] = rng.normal(0.0, 3.0, informative)
     score = X @ weights + rng.logistic(0.0, 0.5, n)

@@ -381,22 +381,26 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         within a pass, at an outlier, keeps the weights learned in the units
         before it against a prior reset in the new ones (see the user guide,
         *Features*)."""
-        order = (np.arange(X.shape[0]) if sample_weight is None
-                 else np.flatnonzero(sample_weight > 0.0))
-        weights = np.ones(order.size) if sample_weight is None else sample_weight[order]
-        targets, weights = self._problem_arrays(self._block_labels(y[order]), weights,
-                                                class_weight)
-        settings = ChunkSettings(bool(self.fit_intercept), float(self._epsilon()),
-                                 self._n_positive, sparse_data,
-                                 self.classes_.size if self._multinomial else 0,
-                                 passes_before=self._fit_passes, units_only=True)
-        rows, offsets = row_arrays(X)[:5], np.zeros(weights.shape)
+        jobs = None  # (made for the first model that counts: most rules' fit has none)
         for _ in self._each_model():
-            if self.update_rule_._counts_units_first(self._state, self.sketch_, sparse_data):
-                decisions = np.empty((self._n_decision_rows(), order.size))
-                for k in range(weights.shape[0]):
-                    self._learn_problem(k, (*rows, order, targets[k], weights[k], offsets[k]),
-                                        loss, settings, decisions)
+            if not self.update_rule_._counts_units_first(self._state, self.sketch_, sparse_data):
+                continue
+            if jobs is None:
+                order = (np.arange(X.shape[0]) if sample_weight is None
+                         else np.flatnonzero(sample_weight > 0.0))
+                weights = np.ones(order.size) if sample_weight is None else sample_weight[order]
+                targets, weights = self._problem_arrays(self._block_labels(y[order]), weights,
+                                                        class_weight)
+                rows, offsets = row_arrays(X)[:5], np.zeros(weights.shape)
+                jobs = [(*rows, order, targets[k], weights[k], offsets[k])
+                        for k in range(weights.shape[0])]
+                settings = ChunkSettings(bool(self.fit_intercept), float(self._epsilon()),
+                                         self._n_positive, sparse_data,
+                                         self.classes_.size if self._multinomial else 0,
+                                         passes_before=self._fit_passes, units_only=True)
+            decisions = np.empty((self._n_decision_rows(), order.size))
+            for k, chunk in enumerate(jobs):
+                self._learn_problem(k, chunk, loss, settings, decisions)
 
     def _learn_problem(self, k, chunk, loss, settings, decisions):
         """Run problem ``k``'s kernel over one block.

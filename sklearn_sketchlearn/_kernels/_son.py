@@ -664,6 +664,9 @@ def son_kernel(kind, dense_only):
             ``target_bound > 0`` bounds predictions by ``target_bound`` times the
             largest ``|y|`` learned so far. ``log_loss_max_step``: the log loss's
             cap on a step's move of its example's margin (``loss_curvature``).
+            ``units_only``: the rows are counted into the units, the state moved
+            with them, and nothing is learned (``fit``'s first step: the
+            estimators' ``_count_units``).
             ``repeated``: the rows were learned before (``fit``'s later passes), so
             their curvature vectors span no new directions and are not counted in
             ``floats[3]``, nor in AdaGrad's ``D`` (``scaling == 1``), which holds

@@ -599,8 +599,7 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
     def _partial_fit(self, chunk, state, sketch, loss, settings, decisions):
         kind, rank, _, _, oja_eta0, oja_constant = sketch_kernel_params(sketch)
         form = state["form"]
-        if form[SCALING] == 0:
-            form[SCALING] = 1 + self._SCALINGS.index(self._scaling(kind, settings.sparse_data))
+        form[SCALING] = 1 + self._SCALINGS.index(self._units_of(form, kind, settings.sparse_data))
         scaling = int(form[SCALING]) - 1
         sparse = bool(chunk[4]) and kind != EXACT and scaling != 2 and self._sparse_form(
             state["weights"].shape[0], state["rows"].shape[0], chunk[1].size, chunk[3].size - 1)
@@ -658,11 +657,16 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
             return "scale"
         return scaling
 
+    def _units_of(self, form, kind, sparse_data):
+        """The units a state of ``form`` learns in: those its first chunk
+        resolved (``form[SCALING]``), else those a first chunk of
+        ``sparse_data`` resolves (:meth:`_scaling`)."""
+        code = int(form[SCALING])
+        return self._SCALINGS[code - 1] if code else self._scaling(kind, sparse_data)
+
     def _counts_units_first(self, states, sketch, sparse_data):
         kind = NO_SKETCH if sketch is None else sketch._kind
-        code = int(states["form"][0, SCALING])  # (0 until the first chunk resolves it)
-        scaling = self._SCALINGS[code - 1] if code else self._scaling(kind, sparse_data)
-        return scaling in ("standardize", "scale")
+        return self._units_of(states["form"][0], kind, sparse_data) in ("standardize", "scale")
 
     def _tried_values(self, sketch, sparse_data):
         # alpha's trial leaves out a classifier's adaptive ridge: over the
