@@ -189,7 +189,8 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
         fit_intercept=True, diagonal_scaling=False, epsilon=0.1, adaptive=False,
         gauss_newton=False, standardize=False, oja_floor=True, offsets=None, max_step=8.0,
         repeated_from=None, stream_from=None, prior_features=0.0, margin_prior=0.0,
-        margin_prior_most=np.inf, prior_move=None, adagrad_start=40.0, counted=()):
+        margin_prior_most=np.inf, prior_move=None, adagrad_start=40.0, counted=(),
+        unit_jump=0.5):
     """SON (Algorithm 1) with A = alpha_t I + S^T S solved densely.
 
     The papers' ridge is ``alpha_t = alpha + alpha0 (+ RFD's shift)``. With
@@ -238,10 +239,15 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
     ``f < 1``, ``f u_j``: NG's correction; the values are the non-zeros, or in
     centred units those that stood out), every curvature vector ``T g``
     (the sketch with them), the curvature seen their sum and the missed
-    curvature keeps its share. ``counted`` holds ``(start, stop)`` pairs: on
-    reaching row ``start`` the rows ``start:stop`` are first counted into the
-    units, learning nothing (``fit``'s count of its training rows before its
-    passes).
+    curvature keeps its share; in centred units (``standardize=True``), but
+    over Oja's sketch, whose directions do not move, the weights take the
+    Newton step ``u -= A^{-1} a (u - T T^T u)`` on the prior, ``a |u|^2 / 2``
+    in the new units (``a`` the adaptive ridge's floor), before the example
+    that moved them is scored, where ``f < unit_jump`` and the unit was not
+    young (a jump; ``T`` holds those moves only). ``counted`` holds
+    ``(start, stop)`` pairs: on reaching row ``start`` the rows ``start:stop``
+    are first counted into the units, learning nothing (``fit``'s count of
+    its training rows before its passes).
 
     Returns the final weights (intercept last) and the progressive predictions.
     """
@@ -293,6 +299,7 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
         nonlocal u, missed, total
         moves, fed = units.observe(x)
         bias = D - 1 if fit_intercept else 0
+        jumps = []  # f < unit_jump where a unit that is not young grew
         for j, f, c in moves:
             c = c if fit_intercept else 0.0
             # the function learned is kept, but where a unit resting on at
@@ -300,6 +307,8 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
             # its steps were 1 / f^2 too large (NG)
             values = units.stood_out[j] if units.center_on else units.nonzeros[j]
             young = f < 1 and values <= 10
+            if f < unit_jump and not young:
+                jumps.append((j, f, c))
             u[j] = u[j] * f if young else u[j] / f
             u[bias] -= c * u[j] if fit_intercept else 0.0
             for g in ghats:
@@ -309,7 +318,23 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
             moved_total = sum(g @ g for g in ghats)
             missed *= moved_total / total
             total = moved_total
-        return fed
+        return fed, jumps
+
+    def prior_step(moves):
+        """The Newton step on the prior, isotropic in the new units where it
+        was ``a |T^T u|^2 / 2``, before the example that moved them is scored."""
+        nonlocal u
+        if not moves or standardize is not True or sketch.kind == "oja" or n_sketched == 0:
+            return
+        T = np.eye(D)
+        bias = D - 1
+        for j, f, c in moves:
+            T[j, j] = f
+            if fit_intercept:
+                T[j, bias] = c
+        gram, shift = sketch.gram(D)
+        prior = floor_of(passes_weight)
+        u = u - np.linalg.solve(ridge_of(shift) * np.eye(D) + gram, prior * (u - T @ T.T @ u))
 
     start = 0.0  # AdaGrad's, per squared first non-zero: see diagonal_scaling
     p = -offsets[0]  # a model of zeros' margin
@@ -344,7 +369,7 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
         for first, stop in counted:
             if t == first:
                 for row in X[first:stop]:
-                    observe(np.append(row, 1.0) if fit_intercept else row.copy())
+                    prior_step(observe(np.append(row, 1.0) if fit_intercept else row.copy())[1])
         weight = sample_weight[t] * pass_weight
         x = np.append(X[t], 1.0) if fit_intercept else X[t].copy()
         raw = x.copy()
@@ -353,7 +378,8 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
             scale[first] = start * sample_weight[t] * raw[first] ** 2
             x = np.divide(x, np.sqrt(scale), out=np.zeros(D), where=scale > 0)
         if standardize:
-            x = observe(x)
+            x, jumps = observe(x)
+            prior_step(jumps)
         gram, shift = sketch.gram(D)
         ridge = ridge_of(shift)
         z = u @ x

@@ -119,9 +119,11 @@ def test_predict_is_the_predictor_the_stream_was_scored_with(bound):
     y = (y - y.mean()) / y.std()
     # (over FD: the exact sketch, 'auto' at d = 10, learns the probes too fast to be clipped often)
     # (alpha given: within alpha='auto''s trial the model held can hand over
-    # to a rival, which scored the probe with its own prediction)
-    model = SketchedOnlineRegressor(SketchedOnlineNewton(1e-3, bound=bound), sketch="fast_fd",
-                                    random_state=0)
+    # to a rival, which scored the probe with its own prediction; features as
+    # given: a probe that moves a unit is scored after the prior's step at the
+    # move, units_prior_step)
+    model = SketchedOnlineRegressor(SketchedOnlineNewton(1e-3, bound=bound, feature_scaling=None),
+                                    sketch="fast_fd", random_state=0)
     model.partial_fit(X[:100], y[:100])
     clipped = 0
     for t in range(100, 160):
