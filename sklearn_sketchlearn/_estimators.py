@@ -398,7 +398,7 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
                                          self._n_positive, sparse_data,
                                          self.classes_.size if self._multinomial else 0,
                                          passes_before=self._fit_passes, units_only=True)
-            decisions = np.empty((self._n_decision_rows(), order.size))
+                decisions = np.empty((self._n_decision_rows(), order.size))
             for k, chunk in enumerate(jobs):
                 self._learn_problem(k, chunk, loss, settings, decisions)
 

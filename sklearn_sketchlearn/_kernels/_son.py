@@ -443,6 +443,12 @@ def least_held_curvature(kind, counts, eigenvalues):
     return counts[0] * eigenvalues.min()
 
 
+# A move of a feature's units that more than doubles its spread at once is a
+# jump, not the settling of a running estimate (which RESCALE_TOLERANCE moves
+# in steps of a quarter): the prior's step follows jumps only (units_prior_step)
+UNIT_JUMP = 0.5
+
+
 @jit
 def standardize_example(x, raw, scale, floats, weights, scaling, center, rows, n_rows, gram,
                         dense, curvature, unsettled, start, moves):
@@ -521,13 +527,7 @@ def standardize_example(x, raw, scale, floats, weights, scaling, center, rows, n
     return moved, units_jumped
 
 
-# A move of a feature's units that more than doubles its spread at once is a
-# jump, not the settling of a running estimate (which RESCALE_TOLERANCE moves
-# in steps of a quarter): the prior's step follows jumps only (units_prior_step)
-UNIT_JUMP = 0.5
-
-
-@jit
+@jit(inline=True)
 def clear_moves(moves):
     """``moves`` (see :func:`standardize_example`) with no move: ``f = 1``, ``c = 0``."""
     for j in range(moves.shape[1]):
@@ -941,19 +941,16 @@ def son_kernel(kind, dense_only):
             # Projection step (Lemma 1): w = u - tau_C(u^T x) A^{-1} x / (x^T A^{-1} x),
             # after which w^T x = clip(u^T x) exactly. Pending update of u:
             # u -= x_coefficient x - sum_i row_coefficients_i rows_i (current rows).
-            limit = prediction_limit(bound / unit, target_bound, floats[4])
-            excess = np.sign(z) * max(abs(z) - limit, 0.0)
+            excess = np.sign(z) * max(abs(z) - bound / unit, 0.0)
             prediction = z - excess
             if not np.isfinite(prediction):
                 return i
-            decisions[i] = prediction * unit
-            if target_bound > 0.0:
-                # the targets' bound clips what is predicted, not the weights: a
-                # projection onto each outlier row's bound moved weights that
-                # rows of heavy-tailed features then relearned (R^2 0.47-0.50
-                # after one pass where Ridge reaches 0.55)
-                excess = 0.0
-                prediction = z
+            # the targets' bound clips what is predicted, not the weights: a
+            # projection onto each outlier row's bound moved weights that rows of
+            # heavy-tailed features then relearned (R^2 0.47-0.50 after one pass
+            # where Ridge reaches 0.55)
+            limit = prediction_limit(bound / unit, target_bound, floats[4])
+            decisions[i] = min(max(prediction, -limit), limit) * unit
             margin = prediction - offsets[i]
             derivative = loss_derivative(loss_code, margin, target, epsilon / unit)
             slope = weight * derivative
