@@ -22,8 +22,10 @@ import numpy as np
 # example's weight, in which its log-loss prior counts; 6: ADA-FD's, AdaGrad's
 # and OGD's eta0='auto', whose value in force, eta0_, the fitted copy of an
 # older rule lacks, and a regressor's trial, whose losses' unit an older one
-# lacks).
-STATE_LAYOUT = 6
+# lacks; 7: a regressor's bound on its predictions from its targets moved from
+# SON's floats[4], now unused, to the estimator's _targets_reach, which an older
+# one lacks).
+STATE_LAYOUT = 7
 
 
 def copied(arrays):

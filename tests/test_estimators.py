@@ -778,29 +778,57 @@ def test_projection_is_the_a_norm_projection_onto_bounded_predictions(stream, sk
     assert active >= 10  # the test exercised the projection
 
 
-@pytest.mark.parametrize("sketch", ["exact", "fast_rfd", "oja", "rp", None])
-def test_a_regressors_target_bound_clips_predictions_but_not_the_weights(sketch):
-    # bound='auto' clips a regressor's predictions at twice the largest |y - y_0|
-    # learned (y_0 the median of the first ten targets) and projects nothing:
-    # the weights are bound=None's, although heavy-tailed rows took many
+@pytest.mark.parametrize("rule, sketch", [("son", "exact"), ("son", "fast_rfd"), ("son", "oja"),
+                                         ("son", "rp"), ("son", None), ("ada_fd", "fast_fd"),
+                                         ("adagrad", None), ("ogd", None)])
+def test_a_regressors_target_bound_clips_predictions_but_not_the_weights(rule, sketch):
+    # A regressor clips its predictions, the stream's as they are scored and
+    # predict's, at twice the largest |y - y_0| learned before them (y_0 the
+    # median of the first ten targets), and projects nothing: SON's weights at
+    # bound='auto' are bound=None's, although heavy-tailed rows took many
     # predictions past the bound while they were learned
     rng = np.random.default_rng(0)
     X = np.exp(2.5 * rng.standard_normal((600, 5)))
     y = 10 * np.tanh(X @ rng.standard_normal(5) / 20) + rng.standard_normal(600)
-    models = {}
-    for bound in ("auto", None):
-        models[bound] = SketchedOnlineRegressor(SketchedOnlineNewton(alpha=1.0, bound=bound),
-                                                sketch=sketch, random_state=0)
-        for begin in range(0, 500, 50):
-            models[bound].partial_fit(X[begin:begin + 50], y[begin:begin + 50])
-    np.testing.assert_allclose(models["auto"].coef_, models[None].coef_, rtol=1e-12)
     offset = np.median(y[:10])
+
+    def stream(bound):
+        update_rule = SketchedOnlineNewton(alpha=1.0, bound=bound) if rule == "son" else rule
+        model = SketchedOnlineRegressor(update_rule, sketch=sketch, random_state=0)
+        for begin in range(0, 500, 50):
+            model.partial_fit(X[begin:begin + 50], y[begin:begin + 50])
+        return model
+
+    model = stream("auto")
+    if rule == "son":
+        np.testing.assert_allclose(model.coef_, stream(None).coef_, rtol=1e-12)
     limit = 2 * np.abs(y[:500] - offset).max()
-    probes = X[500:] * rng.choice([1.0, 30.0], (100, 1))
-    free = models[None].predict(probes)
-    clipped = offset + np.clip(free - offset, -limit, limit)
-    assert np.sum(clipped != free) >= 10  # (the bound is active)
-    np.testing.assert_allclose(models["auto"].predict(probes), clipped, rtol=1e-12)
+    probes = X[500:] * rng.choice([1.0, 1000.0], (100, 1))
+    linear = probes @ model.coef_ + model.intercept_
+    clipped = offset + np.clip(linear - offset, -limit, limit)
+    assert np.sum(clipped != linear) >= 10  # (the bound is active)
+    np.testing.assert_allclose(model.predict(probes), clipped, rtol=1e-12)
+
+    # row by row, the stream scores each row's prediction within twice the
+    # reach of the targets before it: the squared error of a row is at most
+    # (|y_t - y_0| + 2 max_{s<t} |y_s - y_0|)^2, which the linear model's
+    # unclipped predictions exceed at rows of outliers (every 25th row, 30 times
+    # larger)
+    rows = X[:300] * np.where(np.arange(300) % 25 == 20, 30.0, 1.0)[:, None]
+    model = SketchedOnlineRegressor(
+        SketchedOnlineNewton(alpha=1.0) if rule == "son" else rule, sketch=sketch,
+        random_state=0)
+    model.partial_fit(rows[:10], y[:10])  # (y_0: the median of these)
+    exceeded, total = 0, model.progressive_loss_ * 10
+    for t in range(10, 300):
+        reach = 2 * np.abs(y[:t] - offset).max()
+        bound = (abs(y[t] - offset) + reach) ** 2
+        exceeded += (rows[t] @ model.coef_ + model.intercept_ - y[t]) ** 2 > bound
+        model.partial_fit(rows[t:t + 1], y[t:t + 1])
+        loss = model.progressive_loss_ * (t + 1) - total
+        total += loss
+        assert loss <= bound * (1 + 1e-9) + 1e-9
+    assert exceeded >= 2  # (the bound is active)
 
 
 def test_son_is_equivariant_to_linear_maps_of_the_features():

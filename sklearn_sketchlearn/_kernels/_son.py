@@ -131,15 +131,6 @@ def factor_with_ridge(gram, n, ridge, cholesky):
 
 
 @jit
-def prediction_limit(bound, target_bound, largest_target):
-    """The bound ``C`` on ``|prediction|``: ``bound``, or at most ``target_bound``
-    times the largest ``|y|`` learned when ``target_bound > 0`` (and one was)."""
-    if target_bound > 0.0 and largest_target > 0.0:
-        return min(bound, target_bound * largest_target)
-    return bound
-
-
-@jit
 def project_rows(rows, n_rows, x, weights, projected):
     """``projected[:n_rows] = rows[:n_rows] x``; returns ``(w^T x, x^T x)``."""
     z = 0.0
@@ -641,7 +632,7 @@ def move_target_unit(magnitude, weight, weights, sketch_weights, folds, floats):
     prediction by amounts that do not scale with ``y``: learned in this unit,
     they do. A move of the unit by ``r`` scales everything in the units of the
     weights (``w = w_bar + Z^T b``, the sparse form's pending folds, ``|Z^T
-    b|^2`` at its last fold, the largest target learned), O(d) a move, so that
+    b|^2`` at its last fold), O(d) a move, so that
     the function learned is unchanged.
     """
     count_magnitude(magnitude, weight, floats[9:11])
@@ -654,7 +645,6 @@ def move_target_unit(magnitude, weight, weights, sketch_weights, folds, floats):
         weights *= r
         sketch_weights *= r
         folds *= r
-        floats[4] *= r
         floats[7] = (np.sqrt(floats[7]) * r) ** 2  # a norm times r: r * r may overflow
         floats[8] = unit = median
     return unit
@@ -731,17 +721,12 @@ def son_kernel(kind, dense_only):
             is ``w_bar``; ``journal`` is where the sparse form saves the entries of
             each feature before the call first changes them (``save_columns``).
         params : tuple
-            ``(rank, ridge_params, loss_code, epsilon, bound, target_bound,
-            sigma, gauss_newton, eta0, power_t, oja_eta0, oja_constant,
-            fit_intercept, scaling, t_start, sparse_form, target_units,
-            log_loss_max_step, repeated, after_fit_passes, prior_growth, pass_weight,
-            adagrad_start, units_only)``; see
-            :func:`son_ridge`
-            for ``ridge_params``.
-            ``target_bound > 0`` clips predictions at ``target_bound`` times the
-            largest ``|y|`` learned so far, without projecting the weights (only
-            ``bound`` projects them). ``log_loss_max_step``: the log loss's
-            cap on a step's move of its example's margin (``loss_curvature``).
+            ``(rank, ridge_params, loss_code, epsilon, bound, sigma, gauss_newton,
+            eta0, power_t, oja_eta0, oja_constant, fit_intercept, scaling, t_start,
+            sparse_form, target_units, log_loss_max_step, repeated, after_fit_passes,
+            prior_growth, pass_weight, adagrad_start, units_only)``; see
+            :func:`son_ridge` for ``ridge_params``. ``log_loss_max_step``: the log
+            loss's cap on a step's move of its example's margin (``loss_curvature``).
             ``units_only``: the rows are counted into the units, the state moved
             with them, and nothing is learned (``fit``'s first step: the
             estimators' ``_count_units``).
@@ -789,7 +774,7 @@ def son_kernel(kind, dense_only):
         X, data, indices, indptr, is_sparse, order, y, sample_weight, offsets = chunk
         (weights, rows, gram, cholesky, eigenvalues, dense, factor, counts, floats, scale,
          span, span_rows, sketch_weights, form, touched, versions, maps, folds, journal) = state
-        (rank, ridge_params, loss_code, epsilon, bound, target_bound, sigma, gauss_newton,
+        (rank, ridge_params, loss_code, epsilon, bound, sigma, gauss_newton,
          eta0, power_t, oja_eta0, oja_constant, fit_intercept, scaling, t_start, sparse_form,
          target_units, log_loss_max_step, repeated, after_fit_passes, prior_growth,
          pass_weight, adagrad_start, units_only) = params
@@ -945,12 +930,7 @@ def son_kernel(kind, dense_only):
             prediction = z - excess
             if not np.isfinite(prediction):
                 return i
-            # the targets' bound clips what is predicted, not the weights: a
-            # projection onto each outlier row's bound moved weights that rows of
-            # heavy-tailed features then relearned (R^2 0.47-0.50 after one pass
-            # where Ridge reaches 0.55)
-            limit = prediction_limit(bound / unit, target_bound, floats[4])
-            decisions[i] = min(max(prediction, -limit), limit) * unit
+            decisions[i] = prediction * unit
             margin = prediction - offsets[i]
             derivative = loss_derivative(loss_code, margin, target, epsilon / unit)
             slope = weight * derivative
@@ -1187,7 +1167,6 @@ def son_kernel(kind, dense_only):
                                    cols, nnz, sparse)
             if sparse and scaling != 0 and not scale_finite(units, cols, nnz):
                 return i
-            floats[4] = max(floats[4], abs(target))
             floats[14] = ridge
         return order.shape[0]
 

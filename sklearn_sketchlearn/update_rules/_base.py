@@ -115,7 +115,8 @@ class BaseUpdateRule(BaseEstimator):
     * :meth:`_tried_values`: a setting chosen by trial on the first examples;
     * :meth:`_allocate` (state of one binary problem, or of the joint model),
       :meth:`_partial_fit` (one compiled call per chunk), :meth:`_coef`
-      (weights in the features the rule learns on) and :meth:`_prediction_limit`.
+      (weights in the features the rule learns on), :meth:`_prediction_limit` and
+      :meth:`_clips_to_targets`.
     """
 
     _default_sketch = None
@@ -230,6 +231,11 @@ class BaseUpdateRule(BaseEstimator):
     def _prediction_limit(self, state):
         """The bound on ``|prediction|`` the rule's predictor applies (inf: none)."""
         return np.inf
+
+    def _clips_to_targets(self):
+        """Whether a regressor clips this rule's predictions at a multiple of the
+        largest ``|y - y_0|`` it learned (``SketchedOnlineRegressor``)."""
+        return True
 
     def _rewrites_every_column(self, states, sketch, passes_before):
         """Whether a call after ``passes_before`` of ``fit``'s passes may change

@@ -14,7 +14,6 @@ from .._kernels._sketch_updates import (
     OJA,
     RANDOM_PROJECTION,
 )
-from .._kernels._son import prediction_limit
 from .._kernels._son_sparse import SCALING, SPARSE
 from .._units import started_magnitude
 from ._base import BaseUpdateRule, empty_sketch_state, sketch_kernel_params
@@ -461,8 +460,6 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
     _sketch_use = "optional"
     # (no running units of the estimator's move the state before the kernel)
     _saves_in_kernel = True
-    # 'auto' bound of a regressor: this many times the largest |y - y_0| learned.
-    _TARGET_BOUND = 2.0
     # 'auto' alpha: a fraction of the curvature seen (adaptive ridge), the prior's
     # worth in examples (the exact sketch's), the ridge itself (a fixed one)
     _AUTO_ALPHA = {"adaptive": 1e-3, "exact": 1.0, "fixed": 1.0}
@@ -489,11 +486,7 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
         self._classifier = is_classifier  # (its units on sparse data: _partial_fit)
         self.adagrad_start_ = (self._ADAGRAD_START_EXAMPLES[0] if self.adagrad_start == "auto"
                                else float(self.adagrad_start))
-        self.bound_ = self.bound
-        self._target_bound = 0.0
-        if self.bound == "auto":
-            self.bound_ = None
-            self._target_bound = 0.0 if is_classifier else self._TARGET_BOUND
+        self.bound_ = None if self.bound == "auto" else self.bound
         self.alpha_ = self.alpha
         if self.alpha == "auto":
             use = "exact" if self.ridge == "adaptive" and sketch is not None and (
@@ -573,7 +566,7 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
             state["cholesky"] = np.sqrt(ridge) * np.eye(capacity)
         if sketch is not None and sketch._kind == EXACT:
             state["dense"] = np.sqrt(ridge) * np.eye(n_features)
-        # FD's shrink, sum |g_hat|^2, missed mass, gradients sketched, max |y|,
+        # FD's shrink, sum |g_hat|^2, missed mass, gradients sketched, (unused),
         # examples seen, the exact sketch's ridge (the other adaptive ridges' floor:
         # one example's curvature), |w|^2 at the sparse form's last
         # fold, the targets' unit, the count and the running log median of |y|,
@@ -615,7 +608,7 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
         params = (
             rank, self._ridge_params(sketch, loss, settings.passes_before), loss.code,
             settings.epsilon,
-            np.inf if self.bound_ is None else float(self.bound_), self._target_bound,
+            np.inf if self.bound_ is None else float(self.bound_),
             self.sigma_, self.curvature_ == "gauss_newton", float(self.eta0),
             float(self.power_t), oja_eta0, oja_constant, settings.fit_intercept, scaling,
             settings.t_start, sparse, self._target_units, self._log_loss_max_step(settings),
@@ -799,9 +792,11 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
 
     def _prediction_limit(self, state):
         # SON predicts with the projected weights (Lemma 1): clip(u^T x, -C, C)
-        bound = np.inf if self.bound_ is None else float(self.bound_)
-        return prediction_limit(bound, self._target_bound,
-                                state["floats"][4] * self._target_unit(state))
+        return np.inf if self.bound_ is None else float(self.bound_)
+
+    def _clips_to_targets(self):
+        # (a bound the user set is the paper's projection, and alone)
+        return self.bound == "auto"
 
     def _start_target_unit(self, states, magnitude):
         if self._target_units:  # [count, log median]: see move_target_unit
