@@ -66,9 +66,11 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
       0.627 -> 0.718 held-out accuracy; see the user guide, *Features*). A
       stream follows a jump (a spread more than doubled at once, of a unit
       that is not young) with the Newton step on the prior's move, ``u -=
-      A^{-1} a (u - T T^T u)``, ``a`` the ridge's floor and ``x' = T x`` the
-      jump, but over Oja's sketch (one corrupt cell in diabetes: one pass
-      R^2 -2.3 -> 0.444 over the exact sketch).
+      A'^{-1} a (u - T T^T u)``, ``a`` the ridge's floor, ``x' = T x`` the
+      jump and ``A'`` the curvature moved with it (the rest of the ridge,
+      curvature the sketch missed, moved too), but over Oja's sketch (one
+      corrupt cell in diabetes: one pass R^2 -2.3 -> 0.444 over the exact
+      sketch, -20 -> 0.46 over fast RFD).
     * ``curvature='auto'``: the loss's own curvature, ``g_hat = sqrt(s l''(p))
       x`` (Gauss-Newton; with the squared loss and the exact sketch this is
       recursive least squares, whose steps scale with ``y``) for the squared,

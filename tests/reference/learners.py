@@ -241,8 +241,10 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
     (the sketch with them), the curvature seen their sum and the missed
     curvature keeps its share; in centred units (``standardize=True``), but
     over Oja's sketch, whose directions do not move, the weights take the
-    Newton step ``u -= A^{-1} a (u - T T^T u)`` on the prior, ``a |u|^2 / 2``
-    in the new units (``a`` the adaptive ridge's floor), before the example
+    Newton step ``u -= A'^{-1} a (u - T T^T u)`` on the prior, ``a |u|^2 / 2``
+    in the new units (``a`` the adaptive ridge's floor; ``A' = (ridge - a) T
+    T^T + a I + S^T S``, the rest of the ridge moved as the curvature it
+    stands for), before the example
     that moved them is scored, where ``f < unit_jump`` and the unit was not
     young (a jump; ``T`` holds those moves only). ``counted`` holds
     ``(start, stop)`` pairs: on reaching row ``start`` the rows ``start:stop``
@@ -334,7 +336,10 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
                 T[j, bias] = c
         gram, shift = sketch.gram(D)
         prior = floor_of(passes_weight)
-        u = u - np.linalg.solve(ridge_of(shift) * np.eye(D) + gram, prior * (u - T @ T.T @ u))
+        # the rest of the ridge stands in for missed curvature, which moves with T
+        missed = ridge_of(shift) - prior
+        moved = missed * T @ T.T + prior * np.eye(D) + gram
+        u = u - np.linalg.solve(moved, prior * (u - T @ T.T @ u))
 
     start = 0.0  # AdaGrad's, per squared first non-zero: see diagonal_scaling
     p = -offsets[0]  # a model of zeros' margin
