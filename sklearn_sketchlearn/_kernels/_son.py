@@ -337,9 +337,7 @@ def units_prior_step(kind, prior, ridge, moves, weights, center, rows, n_rows, c
     where a step through ``A`` barely moved it (the ridge held it) and one
     through ``prior I + S^T S`` (the whole ridge as the prior) forgot what
     the data still held (over no sketch a stream forgot what it learned at
-    its early moves: flat regression R^2 0.962 -> 0.607). One BMI of 99,999
-    in diabetes took a stream over fast RFD, random projections and no
-    sketch to R^2 -20, -18 and -20 through ``A``, 0.46, 0.37 and 0.40 now.
+    its early moves: flat regression R^2 0.962 -> 0.607).
 
     It matters where a unit jumps. One BMI of 99,999 in diabetes (spread
     0.05) grows the feature's spread some 1e5-fold, and the weights that keep
@@ -347,7 +345,9 @@ def units_prior_step(kind, prior, ridge, moves, weights, center, rows, n_rows, c
     other row, are 1e5 times the prior's and held by almost no curvature: a
     stream's next steps took every coefficient to thousands (R^2 -2.3 after
     one pass over the exact sketch, where ``Ridge`` after ``StandardScaler``
-    reaches 0.456), and with this step it scores 0.444. Only jumps take it
+    reaches 0.456), and with this step it scores 0.444 (over fast RFD, random
+    projections and no sketch -20, -18 and -20 through ``A``, 0.46, 0.37 and
+    0.40 through ``A'``). Only jumps take it
     (``f <`` :data:`UNIT_JUMP`): at the moves of running estimates settling,
     ``f`` within a quarter of 1, the step turned their noise into the
     weights' (the default regressor on a weak signal, 200 features and 600
