@@ -473,18 +473,17 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         """The largest prediction that is not a divergence, given the call's targets."""
         return self._DIVERGENCE_RATIO
 
-    def _reach_before(self, labels):
-        """The targets' reach before each of a block's rows (``labels``, as
-        :meth:`_block_labels` makes them); see :meth:`_target_limits`."""
-        return self._targets_reach
-
-    def _learned_targets(self, labels):
-        """Count a block's ``labels`` into the targets' reach."""
+    def _block_target_limits(self, labels):
+        """The targets' bound on each of a block's predictions (``labels``, as
+        :meth:`_block_labels` makes them), at the reach of the targets before
+        its row, and the block counted into the reach (see
+        :meth:`_target_limits`)."""
+        return np.inf
 
     def _target_limits(self, reach):
         """The bound the targets put on ``|prediction - y_0|`` at the targets'
-        ``reach`` (a scalar or one per row): none (inf) for a classifier."""
-        return np.full(np.shape(reach), np.inf)
+        ``reach``: none (inf) for a classifier."""
+        return np.inf
 
     def _learn(self, X, y, sample_weight, class_weight, *, n_epochs, rng, all_data=False):
         """Run ``n_epochs`` passes over a validated chunk (shuffled when ``rng``);
@@ -552,7 +551,7 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
                     block_labels = self._block_labels(y[order])
                     targets, weights = self._problem_arrays(block_labels, block_weights,
                                                             class_weight)
-                    target_limits = self._target_limits(self._reach_before(block_labels))
+                    target_limits = self._block_target_limits(block_labels)
                     settings = ChunkSettings(bool(self.fit_intercept),
                                              float(self._epsilon()) / target_scale,
                                              self._n_positive, sparse_data,
@@ -595,7 +594,6 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
                                 decisions, block_labels, trial_weights)
                     if diverged:
                         sums = self._drop_rivals(diverged, sums)
-                    self._learned_targets(block_labels)
                     self.t_ += block_size
                     self._n_positive += order.size
                     self._follow_trial(sums)
@@ -1674,13 +1672,11 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
     # still reached
     _TARGET_BOUND = 2.0
 
-    def _reach_before(self, labels):
+    def _block_target_limits(self, labels):
         distances = np.abs(labels - self._target_offset)
-        return np.maximum.accumulate(np.concatenate(([self._targets_reach], distances[:-1])))
-
-    def _learned_targets(self, labels):
-        self._targets_reach = max(self._targets_reach,
-                                  float(np.abs(labels - self._target_offset).max()))
+        reach = np.maximum.accumulate(np.concatenate(([self._targets_reach], distances)))
+        self._targets_reach = float(reach[-1])  # (restored if the call raises)
+        return self._target_limits(reach[:-1])
 
     def _target_limits(self, reach):
         if not self.update_rule_._clips_to_targets():
