@@ -394,7 +394,8 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
                 targets, weights = self._problem_arrays(self._block_labels(y[order]), weights,
                                                         class_weight)
                 rows, offsets = row_arrays(X)[:5], np.zeros(weights.shape)
-                jobs = [(*rows, order, targets[k], weights[k], offsets[k])
+                limits = np.full(order.size, np.inf)
+                jobs = [(*rows, order, targets[k], weights[k], offsets[k], limits)
                         for k in range(weights.shape[0])]
                 settings = ChunkSettings(bool(self.fit_intercept), float(self._epsilon()),
                                          self._n_positive, sparse_data,
@@ -552,6 +553,10 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
                     targets, weights = self._problem_arrays(block_labels, block_weights,
                                                             class_weight)
                     target_limits = self._block_target_limits(block_labels)
+                    # (the kernels take the loss's slope at the prediction clipped
+                    # there, in the units they learn in: see _losses.loss_point)
+                    kernel_limits = np.empty(order.size)
+                    kernel_limits[:] = target_limits / target_scale
                     settings = ChunkSettings(bool(self.fit_intercept),
                                              float(self._epsilon()) / target_scale,
                                              self._n_positive, sparse_data,
@@ -568,8 +573,9 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
                     for model in self._each_model():
                         offsets = self._offsets(X, order, weights)
                         decisions = np.empty((self._n_decision_rows(), order.size))
-                        jobs = [(k, (*rows, kernel_order, targets[k], weights[k], offsets[k]),
-                                 loss, settings, decisions) for k in range(n_problems)]
+                        jobs = [(k, (*rows, kernel_order, targets[k], weights[k], offsets[k],
+                                     kernel_limits), loss, settings, decisions)
+                                for k in range(n_problems)]
                         if threads:
                             outcomes = parallel(delayed(self._learn_problem)(*job)
                                                 for job in jobs)
@@ -1465,9 +1471,10 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
         the targets and its defaults do not depend on their units. Every
         rule's predictions stay within twice the largest distance of a
         learned target from the targets' offset, so far beyond the range of
-        the targets seen they are clipped (see :meth:`predict`;
-        ``SketchedOnlineNewton`` with a ``bound`` set projects instead, and
-        with ``bound=None`` does not clip).
+        the targets seen they are clipped (see :meth:`predict`), and the
+        stream takes the loss at the clipped prediction, as Vowpal Wabbit
+        does (``SketchedOnlineNewton`` with a ``bound`` set projects instead,
+        and with ``bound=None`` does not clip).
     sketch : str, sketch or None, default='auto'
         The sketch of the curvature, as for
         :class:`SketchedOnlineClassifier`; ``'auto'`` takes the rule's default.
@@ -1666,8 +1673,9 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
     # A rule that clips to the targets (its _clips_to_targets) predicts, in the
     # stream and after it, within this many times the largest |y - y_0| learned,
     # y_0 the targets' offset: on heavy-tailed features, whose outliers take a
-    # linear model's predictions far past any target, the clip took one pass of
-    # ADA-FD and AdaGrad from R^2 0.49-0.55 to 0.55-0.58 and SON's to Ridge's
+    # linear model's predictions far past any target, the clip, with the loss
+    # taken at the clipped prediction (the kernels' limits), took one pass of
+    # ADA-FD and AdaGrad from R^2 0.49-0.55 to 0.56-0.60 and SON's past Ridge's
     # (the user guide, *Bound*); twice, so that a target beyond those learned is
     # still reached
     _TARGET_BOUND = 2.0
@@ -1766,7 +1774,9 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
         the targets' offset ``y_0`` (see ``fit_intercept``), which only an
         extrapolation far beyond the targets seen reaches (an outlier of
         heavy-tailed features); the stream's predictions were scored clipped
-        alike (``progressive_loss_``). ``SketchedOnlineNewton`` with a
+        alike (``progressive_loss_``), and learned from at the clipped
+        prediction: an outlier row predicted far past every target steps as
+        its clipped error calls for. ``SketchedOnlineNewton`` with a
         ``bound`` set predicts through its projection instead (Lemma 1 of the
         SON paper), within ``C`` of ``y_0``; with ``bound=None`` it predicts
         ``X @ coef_ + intercept_`` everywhere.

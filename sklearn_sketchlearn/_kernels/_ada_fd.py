@@ -40,7 +40,7 @@ from ._learner_sketch import (
     missed_per_direction,
     sketch_append,
 )
-from ._losses import loss_derivative, step_factor
+from ._losses import loss_derivative, loss_point, step_factor
 from ._lowrank import rounding_level, spectrum_weights
 from ._rows import load_example
 from ._sketch_updates import EXACT, FREQUENT_DIRECTIONS, OJA, RANDOM_PROJECTION
@@ -338,7 +338,7 @@ def ada_fd_kernel(kind):
         n_learned : int
             Examples learned (fewer if a prediction stopped being finite).
         """
-        X, data, indices, indptr, is_sparse, order, y, sample_weight, offsets = chunk
+        X, data, indices, indptr, is_sparse, order, y, sample_weight, offsets, limits = chunk
         (weights, gradient_sum, rows, gram, eigenvalues, dense, factor, counts, floats,
          gram_eigenvalues, gram_eigenvectors) = state[:11]
         (rank, regularized, sketch_ridge, loss_code, epsilon, eta, delta, dual,
@@ -364,7 +364,8 @@ def ada_fd_kernel(kind):
                 return i
             decisions[i] = prediction
             floats[2] += 1.0  # examples learned (FD's t, ada_fd_ridge)
-            slope = weight * loss_derivative(loss_code, prediction - offsets[i], target, epsilon)
+            margin = loss_point(prediction, offsets[i], limits[i])
+            slope = weight * loss_derivative(loss_code, margin, target, epsilon)
             if dual and kind == FREQUENT_DIRECTIONS and not shrink_first and counts[0] == capacity:
                 # ADA-FFD's shrink after the dual step, deferred past the next
                 # prediction: the same arithmetic, but a move of the units between the
@@ -416,8 +417,8 @@ def ada_fd_kernel(kind):
                 adagrad_solve(kind, rows, spectrum, gram_eigenvectors, dense, factor, n_rows,
                               counts[0], rho, delta, x, projected, work, solved)
                 moved = eta * dot(x, solved) if limit_steps else 0.0
-                limit = step_factor(loss_code, prediction - offsets[i], target, epsilon, slope,
-                                    moved, limit_steps)
+                limit = step_factor(loss_code, margin, target, epsilon, slope, moved,
+                                    limit_steps)
                 axpy(-eta * slope * limit, solved, weights)
 
             if full and not shrink_first and not dual:

@@ -48,7 +48,7 @@ from ._ada_fd import (
 from ._blas import axpy, copy_block, copy_into, dot, matvec
 from ._bordered_eigh import bordered_eigh_update
 from ._jit import jit
-from ._losses import loss_derivative, step_factor
+from ._losses import loss_derivative, loss_point, step_factor
 from ._lowrank import spectrum_weights
 from ._sketch_updates import FREQUENT_DIRECTIONS, RANDOM_PROJECTION, rp_draw, rp_gram_update
 from ._son_sparse import (
@@ -111,7 +111,7 @@ def ada_fd_sparse_kernel(kind):
         """One pass of ADA-FD on CSR rows, the state in the sparse form; the
         arguments and the return value are those of :func:`~._ada_fd.ada_fd_kernel`'s
         pass (``chunk``'s rows CSR), and it learns the same model to rounding."""
-        X, data, indices, indptr, is_sparse, order, y, sample_weight, offsets = chunk
+        X, data, indices, indptr, is_sparse, order, y, sample_weight, offsets, limits = chunk
         (weights, gradient_sum, rows, gram, eigenvalues, dense, factor, counts, floats,
          gram_eigenvalues, gram_eigenvectors, sketch_weights, form, touched, versions, maps,
          folds, slot_gradient_sum) = state
@@ -152,8 +152,8 @@ def ada_fd_sparse_kernel(kind):
                 return i
             decisions[i] = prediction
             floats[2] += 1.0  # examples learned (ada_fd_ridge)
-            slope = sample_weight[i] * loss_derivative(loss_code, prediction - offsets[i], y[i],
-                                                       epsilon)
+            margin = loss_point(prediction, offsets[i], limits[i])
+            slope = sample_weight[i] * loss_derivative(loss_code, margin, y[i], epsilon)
             if dual:
                 # the weights are recomputed below: w_bar's carry and b go, and the
                 # sketch changes without w_bar absorbing anything
@@ -251,8 +251,7 @@ def ada_fd_sparse_kernel(kind):
                 moved = (x_coefficient * squared_norm
                          - dot(projected[:n_rows], row_coefficients[:n_rows])) / slope if (
                     limit_steps) else 0.0
-                limit = step_factor(loss_code, prediction - offsets[i], y[i], epsilon, slope, moved,
-                                    limit_steps)
+                limit = step_factor(loss_code, margin, y[i], epsilon, slope, moved, limit_steps)
                 x_coefficient *= limit
                 row_coefficients[:n_rows] *= limit
                 if kind == RANDOM_PROJECTION:  # the new rows carry shifts x^T on the old ones

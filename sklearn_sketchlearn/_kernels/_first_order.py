@@ -7,7 +7,7 @@ import numpy as np
 
 from ._blas import axpy, dot
 from ._jit import jit
-from ._losses import loss_derivative, step_factor
+from ._losses import loss_derivative, loss_point, step_factor
 from ._rows import load_example
 
 
@@ -19,10 +19,10 @@ def first_order_partial_fit(chunk, state, params, decisions):
     ----------
     chunk : tuple
         ``(X, data, indices, indptr, is_sparse, order, y, sample_weight,
-        offsets)``: the ``i``-th example learned is row ``order[i]`` of the
-        chunk, with target ``y[i]``, weight ``sample_weight[i]`` and the loss
-        taken at its prediction less ``offsets[i]`` (a multinomial class's
-        margin against the others; 0 otherwise).
+        offsets, limits)``: the ``i``-th example learned is row ``order[i]``
+        of the chunk, with target ``y[i]``, weight ``sample_weight[i]`` and
+        the loss taken at its prediction clipped to ``+-limits[i]`` less
+        ``offsets[i]`` (:func:`~._losses.loss_point`).
     state : tuple
         ``(weights, gradient_sum, squared_sum, scale, norm)``, modified in place.
     params : tuple
@@ -54,7 +54,7 @@ def first_order_partial_fit(chunk, state, params, decisions):
     n_learned : int
         Examples learned (fewer if a prediction stopped being finite).
     """
-    X, data, indices, indptr, is_sparse, order, y, sample_weight, offsets = chunk
+    X, data, indices, indptr, is_sparse, order, y, sample_weight, offsets, limits = chunk
     weights, gradient_sum, squared_sum, scale, norm = state
     (adaptive, dual, normalized, slope_steps, loss_code, epsilon, eta0, power_t, delta,
      fit_intercept, t_start, limit_steps) = params
@@ -91,7 +91,7 @@ def first_order_partial_fit(chunk, state, params, decisions):
         if not np.isfinite(prediction):
             return i
         decisions[i] = prediction
-        margin = prediction - offsets[i]  # (a multinomial class's, against the others)
+        margin = loss_point(prediction, offsets[i], limits[i])
         weight = sample_weight[i]
         if not adaptive and weight > 0.0:  # OGD's weight, relative to the mean so far
             norm[2] += weight  # (of the examples of positive weight: a class weight

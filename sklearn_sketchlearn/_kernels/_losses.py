@@ -37,6 +37,18 @@ def loss_value(code, p, y, epsilon):
 
 
 @jit
+def loss_point(p, offset, limit):
+    """Where an example's loss is taken: its prediction ``p`` clipped to
+    ``+-limit`` (a regressor's bound from its targets, inf otherwise), less
+    ``offset`` (a multinomial class's margin against the others, 0
+    otherwise). The clip is Vowpal Wabbit's convention (its slope is taken at
+    the prediction clipped to the labels' range): an outlier row predicted far
+    past every target has a bounded slope, as its clipped prediction has a
+    bounded error."""
+    return min(max(p, -limit), limit) - offset
+
+
+@jit
 def loss_derivative(code, p, y, epsilon):
     """``dl/dp`` (a subgradient where ``l`` has a kink: 0 at the kink)."""
     if code == HINGE:

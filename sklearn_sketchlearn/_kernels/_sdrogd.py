@@ -160,10 +160,11 @@ def sdrogd_kernel(kind):
         ----------
         chunk : tuple
             ``(X, data, indices, indptr, is_sparse, order, y, sample_weight,
-            offsets)``: the ``i``-th example learned is row ``order[i]``, with
-            target ``y[i]`` (+-1 for a binary model, a class index otherwise) and
-            weight ``sample_weight[i]``; ``offsets`` (zeros) are for the rules that
-            learn a class at a time.
+            offsets, limits)``: the ``i``-th example learned is row ``order[i]``,
+            with target ``y[i]`` (+-1 for a binary model, a class index
+            otherwise) and weight ``sample_weight[i]``; ``offsets`` (zeros) are
+            for the rules that learn a class at a time, ``limits`` (inf) for
+            regressors'.
         state : tuple
             ``(weights, batch_gradient, class_sums, class_counts, rows, gram,
             eigenvalues, dense, factor, counts, floats, steps)``, modified in place;
@@ -184,7 +185,7 @@ def sdrogd_kernel(kind):
         n_learned : int
             Examples learned (fewer if a score stopped being finite).
         """
-        X, data, indices, indptr, is_sparse, order, y, sample_weight, _ = chunk
+        X, data, indices, indptr, is_sparse, order, y, sample_weight, _, _ = chunk
         (weights, batch_gradient, class_sums, class_counts, rows, gram, eigenvalues, dense, factor,
          counts, floats, steps) = state
         (rank, regularized, sketch_ridge, oja_eta0, oja_constant, lam, within, batch_size,

@@ -61,6 +61,7 @@ from ._losses import (
     SQUARED_ERROR,
     loss_curvature,
     loss_derivative,
+    loss_point,
 )
 from ._rows import load_example
 from ._sketch_updates import (
@@ -841,7 +842,7 @@ def son_kernel(kind, dense_only):
         units, which are dense by nature): the same arithmetic on ``w = w_bar +
         Z^T b`` in time independent of ``d``; dense rows take the dense form.
         """
-        X, data, indices, indptr, is_sparse, order, y, sample_weight, offsets = chunk
+        X, data, indices, indptr, is_sparse, order, y, sample_weight, offsets, limits = chunk
         (weights, rows, gram, cholesky, eigenvalues, dense, factor, counts, floats, scale,
          span, span_rows, sketch_weights, form, touched, versions, maps, folds, journal) = state
         (rank, ridge_params, loss_code, epsilon, bound, sigma, gauss_newton,
@@ -1004,7 +1005,7 @@ def son_kernel(kind, dense_only):
             if not np.isfinite(prediction):
                 return i
             decisions[i] = prediction * unit
-            margin = prediction - offsets[i]
+            margin = loss_point(prediction, offsets[i], limits[i] / unit)
             derivative = loss_derivative(loss_code, margin, target, epsilon / unit)
             slope = weight * derivative
             x_coefficient = 0.0

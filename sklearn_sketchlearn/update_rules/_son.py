@@ -182,11 +182,11 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
         The prediction bound ``C`` of the projection step; ``None`` disables
         the projection. ``'auto'`` leaves classification margins (and so
         probabilities) free, and clips a regressor's predictions at twice the
-        largest ``|y - y_0|`` learned so far without projecting the weights
-        (which learn as under ``None``: on heavy-tailed features the
-        projection at each outlier row cost one pass up to 0.08 of R^2, and
-        with the clip alone it matched ``Ridge``; see the user guide,
-        *Bound*): a regressor learns its targets less their offset ``y_0``,
+        largest ``|y - y_0|`` learned so far without projecting the weights,
+        which learn from the loss at the clipped prediction (on heavy-tailed
+        features the projection at each outlier row cost one pass up to 0.08
+        of R^2, and the clip passed ``Ridge``; see the user guide, *Bound*):
+        a regressor learns its targets less their offset ``y_0``,
         the median of the first ten (see its ``fit_intercept``), and every
         bound holds around it, ``|prediction - y_0| <= C``. The SON and RFD
         experiments use ``1`` for classification. Values must be in the range

@@ -63,7 +63,7 @@ def test_every_kernel_stops_at_a_nan_prediction(name, sparse):
     rows = sp.csr_matrix(X[20:]) if sparse else X[20:]
     n_samples = X.shape[0] - 20
     chunk = (*row_arrays(rows)[:5], np.arange(n_samples), np.where(y[20:] == 1, 1.0, -1.0),
-             np.ones(n_samples), np.zeros(n_samples))
+             np.ones(n_samples), np.zeros(n_samples), np.full(n_samples, np.inf))
     decisions = np.full((1, n_samples), 7.0)
     rule = model.update_rule_
     n_learned = rule._partial_fit(

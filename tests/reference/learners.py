@@ -19,10 +19,12 @@ def as_if_left_out(reference):
     nothing in a progressive loss)."""
 
     @functools.wraps(reference)
-    def run(X, y, sample_weight, *args, offsets=None, **kwargs):
+    def run(X, y, sample_weight, *args, offsets=None, limits=None, **kwargs):
         kept = np.asarray(sample_weight) > 0
         if offsets is not None:
             kwargs["offsets"] = np.asarray(offsets)[kept]
+        if limits is not None:
+            kwargs["limits"] = np.asarray(limits)[kept]
         result = reference(X[kept], np.asarray(y)[kept], np.asarray(sample_weight)[kept],
                            *args, **kwargs)
         scattered = np.zeros(result[1].shape[:-1] + (len(kept),))
@@ -187,7 +189,8 @@ class RunningUnits:
 @as_if_left_out
 def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, power_t=0.5,
         fit_intercept=True, diagonal_scaling=False, epsilon=0.1, adaptive=False,
-        gauss_newton=False, standardize=False, oja_floor=True, offsets=None, max_step=8.0,
+        gauss_newton=False, standardize=False, oja_floor=True, offsets=None, limits=None,
+        max_step=8.0,
         repeated_from=None, stream_from=None, prior_features=0.0, margin_prior=0.0,
         margin_prior_most=np.inf, prior_move=None, adagrad_start=40.0, counted=(),
         unit_jump=0.5):
@@ -219,9 +222,10 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
     at least half the least curvature held, ``t min Lambda / 2``, and with no
     sketch the step is through ``A + g_hat g_hat^T``. ``gauss_newton``
     sketches ``sqrt(s l''(p)) x``, the log loss's curvature floored at
-    ``|l'| / max_step``. The loss is taken at ``p - offsets[t]`` (zeros by
-    default). Rows from ``repeated_from`` on repeat earlier ones (``fit``'s later
-    passes): ``t`` above counts the others only (and a first curvature vector),
+    ``|l'| / max_step``. The loss is taken at ``clip(p, -limits[t],
+    limits[t]) - offsets[t]`` (no limits, zero offsets by default). Rows
+    from ``repeated_from`` on repeat earlier ones (``fit``'s later passes):
+    ``t`` above counts the others only (and a first curvature vector),
     and the ``k``-th repetition weighs its rows ``2^k`` (with ``eta0 = 0``;
     else 1), so that the passes so far weigh ``2^(k+1) - 1`` (else ``k + 1``).
     Rows from ``stream_from`` on (a multiple of ``repeated_from``) are new, a
@@ -255,6 +259,7 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
     """
     loss = LOSSES[loss]
     offsets = np.zeros(len(y)) if offsets is None else offsets
+    limits = np.full(len(y), np.inf) if limits is None else limits
     sketch.oja_unit_free = adaptive  # Oja's directions turn by their own curvature
     n, d = X.shape
     D = d + fit_intercept
@@ -397,9 +402,10 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
         # a zero gradient into a rounding-size one that takes an FD row.
         p = z - excess
         predictions[t] = p
-        slope = weight * loss.derivative(p - offsets[t], y[t], epsilon)
+        margin = np.clip(p, -limits[t], limits[t]) - offsets[t]
+        slope = weight * loss.derivative(margin, y[t], epsilon)
         if gauss_newton:
-            c = np.sqrt(weight * newton_curvature(loss.name, p - offsets[t], y[t], max_step))
+            c = np.sqrt(weight * newton_curvature(loss.name, margin, y[t], max_step))
         else:
             eta = eta0 * (t + 1) ** (-power_t) if eta0 > 0 else 0.0
             # the loss s * l has curvature sigma / s
@@ -469,8 +475,9 @@ def spread(missed, D, t, m):
 
 @as_if_left_out
 def ada_fd(X, y, sample_weight, sketch, *, loss, eta, delta, dual, fit_intercept=True,
-           epsilon=0.1, adaptive_ridge=False, limit_steps=False):
-    """ADA-FD (Algorithms 1, 2) with H = delta I + G_hat^{1/2} solved densely.
+           epsilon=0.1, adaptive_ridge=False, limit_steps=False, limits=None):
+    """ADA-FD (Algorithms 1, 2) with H = delta I + G_hat^{1/2} solved densely;
+    the loss at the prediction clipped to ``+-limits[t]`` (none by default).
 
     ``adaptive_ridge`` (``AdaFD(ridge='adaptive')``) adds to Oja's or a random
     projection's ``B^T B`` the mass of the gradients off the sketch's rows,
@@ -487,12 +494,13 @@ def ada_fd(X, y, sample_weight, sketch, *, loss, eta, delta, dual, fit_intercept
     loss = LOSSES[loss]
     n, d = X.shape
     D = d + fit_intercept
+    limits = np.full(n, np.inf) if limits is None else limits
     beta, gradient_sum = np.zeros(D), np.zeros(D)
     predictions = np.empty(n)
     for t in range(n):
         x = np.append(X[t], 1.0) if fit_intercept else X[t].copy()
-        p = beta @ x
-        predictions[t] = p
+        predictions[t] = beta @ x
+        p = np.clip(predictions[t], -limits[t], limits[t])
         g = sample_weight[t] * loss.derivative(p, y[t], epsilon) * x
         if adaptive_ridge and sketch.kind in ("oja", "rp"):
             rows = sketch.V if sketch.kind == "oja" else sketch.S
@@ -583,16 +591,17 @@ def ada_ffd(X, y, sample_weight, *, tau, loss, eta, delta, dual, regularized=Fal
 @as_if_left_out
 def first_order(X, y, sample_weight, *, loss, adaptive, eta0, power_t=0.5, delta=1e-6,
                 dual=False, fit_intercept=True, epsilon=0.1, normalized=False, offsets=None,
-                learning_rate="invscaling", limit_steps=False):
+                limits=None, learning_rate="invscaling", limit_steps=False):
     """OGD (``eta0 / t^power_t``, or ``eta0 / (1 + sum of the squared slopes /
     D)^power_t`` for ``learning_rate='adagrad_norm'``; NG's normalized steps if
-    ``normalized``) or diagonal AdaGrad, one example at a time; the loss at ``p
-    - offsets[t]``. ``limit_steps``: a (mirror) step that would move the
-    example's own prediction past its minimum along the step
-    (:func:`step_reach`) stops there. OGD's sample weights are relative to
+    ``normalized``) or diagonal AdaGrad, one example at a time; the loss at
+    ``clip(p, -limits[t], limits[t]) - offsets[t]``. ``limit_steps``: a
+    (mirror) step that would move the example's own prediction past its
+    minimum along the step (:func:`step_reach`) stops there. OGD's sample weights are relative to
     their mean so far."""
     loss = LOSSES[loss]
     offsets = np.zeros(len(y)) if offsets is None else offsets
+    limits = np.full(len(y), np.inf) if limits is None else limits
     n, d = X.shape
     D = d + fit_intercept
     beta, gradient_sum, squared_sum = np.zeros(D), np.zeros(D), np.zeros(D)
@@ -611,7 +620,8 @@ def first_order(X, y, sample_weight, *, loss, adaptive, eta0, power_t=0.5, delta
         # OGD weighs an example by its weight over the mean weight so far
         so_far = sample_weight[:t + 1]
         weight = sample_weight[t] if adaptive else sample_weight[t] / np.mean(so_far[so_far > 0])
-        slopes.append(weight * loss.derivative(predictions[t] - offsets[t], y[t], epsilon))
+        margin = np.clip(predictions[t], -limits[t], limits[t]) - offsets[t]
+        slopes.append(weight * loss.derivative(margin, y[t], epsilon))
         g = slopes[-1] * x
         if not adaptive:
             if learning_rate == "adagrad_norm":
@@ -631,7 +641,7 @@ def first_order(X, y, sample_weight, *, loss, adaptive, eta0, power_t=0.5, delta
                 continue
         shift = -rates * g
         if limit_steps:
-            shift = limited(shift, x, loss.name, predictions[t] - offsets[t], y[t], epsilon)
+            shift = limited(shift, x, loss.name, margin, y[t], epsilon)
         beta = beta + shift
     return beta, predictions
 

@@ -181,6 +181,15 @@ def target_offset(y, sample_weight):
     return np.median(y[sample_weight > 0][:10])
 
 
+def target_limits(y, sample_weight):
+    """A regressor's bound on each prediction less the targets' offset, where
+    its loss is taken: twice the largest ``|y - offset|`` of the rows of
+    positive weight before it (none while that is 0)."""
+    distances = np.where(sample_weight > 0, np.abs(y - target_offset(y, sample_weight)), 0.0)
+    reach = np.maximum.accumulate(np.concatenate(([0.0], distances)))[:-1]
+    return np.where(reach > 0, 2.0 * reach, np.inf)
+
+
 def son_regression(X, y, sample_weight, sketch, **options):
     """The reference SON on what a regressor with an intercept learns: the
     targets minus their offset, which the intercept and the predictions add
@@ -451,12 +460,14 @@ def test_limited_first_order_steps(data, rule, loss, sparse):
     targets = X @ np.arange(1.0, 6.0) + 0.5 if regression else np.where(labels == 1, 1.0, -1.0)
     model = (SketchedOnlineRegressor(rule, loss=loss, epsilon=0.2) if regression
              else SketchedOnlineClassifier(rule, loss=loss))
-    # a regressor learns its targets less their offset
+    # a regressor learns its targets less their offset, its loss at the
+    # prediction clipped to the targets' bound
     first = target_offset(targets, weights) if regression else 0.0
+    limits = target_limits(targets, weights) if regression else None
     (expected, predictions), (unlimited, _) = (first_order(
         X, targets - first, weights, loss=loss, adaptive=isinstance(rule, DiagonalAdaGrad),
         eta0=rule.eta0, power_t=getattr(rule, "power_t", 0.5), delta=getattr(rule, "delta", 1.0),
-        epsilon=0.2, normalized=getattr(rule, "normalized", False),
+        epsilon=0.2, normalized=getattr(rule, "normalized", False), limits=limits,
         learning_rate=getattr(rule, "learning_rate", "invscaling"), limit_steps=limit)
         for limit in (True, False))
     assert not np.allclose(expected, unlimited, rtol=1e-3)  # the limit binds
@@ -464,6 +475,50 @@ def test_limited_first_order_steps(data, rule, loss, sparse):
     predictions += first
     check_against(model, X, targets if regression else labels, weights, expected, predictions,
                   LOSSES[loss], sparse, epsilon=0.2)
+
+
+@pytest.mark.parametrize("rule, sketch", [
+    (OnlineGradientDescent(eta0=20.0, limit_steps=False, feature_scaling=None), None),
+    (DiagonalAdaGrad(eta0=0.5, delta=0.1, feature_scaling=None), None),
+    (AdaFD(eta0=0.5, delta=0.5, ridge="fixed", feature_scaling=None), "fd"),
+    (SketchedOnlineNewton(alpha=0.01, feature_scaling=None), "fast_rfd")],
+    ids=["ogd", "adagrad", "ada_fd", "son"])
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+def test_a_regressors_loss_is_taken_at_its_clipped_prediction(data, rule, sketch, sparse):
+    # every fifth row 20 times as large, its target not: their predictions go
+    # far past every target, and the loss's slope at the clipped prediction
+    # (Vowpal Wabbit's convention) is far smaller than at the prediction
+    X, _, weights = data
+    large = np.where(np.arange(X.shape[0]) % 5 == 4, 20.0, 1.0)
+    y = X @ np.array([0.5, -0.2, 1.0, 0.0, 0.3]) + 0.1
+    X = X * large[:, None]
+    first, limits = target_offset(y, weights), target_limits(y, weights)
+    spec = SKETCHES[sketch] if sketch else None
+    runs = []
+    for clip in (limits, None):
+        if isinstance(rule, SketchedOnlineNewton):
+            runs.append(son(X, y - first, weights, reference_sketch(spec, 6),
+                            loss="squared_error", alpha=rule.alpha, bound=np.inf, sigma=1.0,
+                            adaptive=True, gauss_newton=True, limits=clip))
+        elif isinstance(rule, AdaFD):
+            runs.append(ada_fd(X, y - first, weights, reference_sketch(spec, 6),
+                               loss="squared_error", eta=rule.eta0, delta=rule.delta,
+                               dual=False, limit_steps=True, limits=clip))
+        else:
+            runs.append(first_order(X, y - first, weights, loss="squared_error",
+                                    adaptive=isinstance(rule, DiagonalAdaGrad), eta0=rule.eta0,
+                                    power_t=getattr(rule, "power_t", 0.5),
+                                    delta=getattr(rule, "delta", 1.0),
+                                    normalized=getattr(rule, "normalized", False),
+                                    learning_rate=getattr(rule, "learning_rate", "invscaling"),
+                                    limit_steps=rule.limit_steps, limits=clip))
+    (expected, predictions), (unclipped, _) = runs
+    assert np.mean(np.abs(predictions) > limits) > 0.05  # the clip binds on some rows
+    assert not np.allclose(expected, unclipped, rtol=1e-3)
+    expected[-1] += first
+    model = SketchedOnlineRegressor(rule, sketch=spec, random_state=0)
+    check_against(model, X, y, weights, expected, np.clip(predictions, -limits, limits) + first,
+                  LOSSES["squared_error"], sparse)
 
 
 def duplicated_unsorted_csr(X):
