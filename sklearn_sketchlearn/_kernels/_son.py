@@ -98,6 +98,7 @@ from ._son_sparse import (
     units_by_feature,
 )
 from ._units import (
+    UNIT_JUMP,
     adagrad_feed,
     count_dense_example,
     count_magnitude,
@@ -503,12 +504,6 @@ def least_held_curvature(kind, counts, eigenvalues):
     if kind != OJA:
         return 0.0
     return counts[0] * eigenvalues.min()
-
-
-# A move of a feature's units that more than doubles its spread at once is a
-# jump, not the settling of a running estimate (which RESCALE_TOLERANCE moves
-# in steps of a quarter): the prior's step follows jumps only (units_prior_step)
-UNIT_JUMP = 0.5
 
 
 @jit

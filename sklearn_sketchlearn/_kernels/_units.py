@@ -28,6 +28,13 @@ ENTRY_EXAMPLES = 10
 # zeros do not; on continuous data most values do (62% of Gaussian ones).
 STOOD_OUT = 0.25
 
+# A move of a feature's units that more than doubles its spread at once is a
+# jump, not the settling of a running estimate (which RESCALE_TOLERANCE moves
+# in steps of a quarter): SON's prior step follows jumps only
+# (``_son.units_prior_step``), and OGD's normalized steps forget the feature
+# at one (``OnlineGradientDescent._move_units``)
+UNIT_JUMP = 0.5
+
 # A feature whose variance is below this fraction of its mean square (a spread
 # under 1e-12 of its magnitude) has shown no spread beyond rounding. The
 # centred statistics are updated by Welford's recurrence, exact to rounding
