@@ -113,9 +113,11 @@ class UnitsChange(NamedTuple):
     """A move of units: ``x'_j = a_j x_j + b_j x_b`` for the features
     ``features`` (the others keep theirs) and targets times ``r``; the
     intercept ``x_b`` is coordinate ``n_features``. ``young`` marks the
-    features whose move grew a young unit, whose weights shrink instead of
-    keeping the function
-    (:func:`~sklearn_sketchlearn._kernels._units.young_unit_grew`)."""
+    features whose weights shrink instead of keeping the function: where the
+    move grew a young unit
+    (:func:`~sklearn_sketchlearn._kernels._units.young_unit_grew`), and under
+    OGD's normalized steps where it jumped
+    (``OnlineGradientDescent._move_units``)."""
 
     features: np.ndarray
     a: np.ndarray
@@ -395,13 +397,15 @@ def original_coef(coef, units, fit_intercept):
 
 def map_weights(weights, change):
     """Weights ``u'`` with ``u'^T x' = r u^T x`` for ``x' = M x`` of a
-    :class:`UnitsChange` (in place), but at a young unit that grew.
+    :class:`UnitsChange` (in place), but at the features it marks ``young``.
 
-    ``u'_j = r u_j / a_j`` and, with an intercept (the last weight), ``u'_b =
-    r (u_b - sum_j u_j b_j / a_j)``; ``weights`` is ``(..., n_weights)``. A
-    young unit's weight shrinks instead, ``u'_j = r a_j u_j`` (such units are
-    not centred, ``b_j = 0``): NG's correction of the steps taken in a unit
-    that was too small (:func:`~sklearn_sketchlearn._kernels._units.young_unit_grew`).
+    ``u'_j = r v_j``, ``v_j = u_j / a_j``, and, with an intercept (the last
+    weight), ``u'_b = r (u_b - sum_j v_j b_j)``; ``weights`` is ``(...,
+    n_weights)``. A feature marked ``young`` shrinks instead, ``v_j = a_j
+    u_j`` in both (a young unit is not centred, ``b_j = 0``; a jump's
+    feature is forgotten, its old function with it): NG's correction of the
+    steps taken in a unit that was too small
+    (:func:`~sklearn_sketchlearn._kernels._units.young_unit_grew`).
     """
     features, bias = change.features, change.n_features
     weights[..., features] *= np.where(change.young, change.a, 1.0 / change.a)
