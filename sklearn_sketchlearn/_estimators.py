@@ -526,14 +526,14 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
                 # the progressive sums of each model learned (see _each_model)
                 sums = np.zeros((1 + len(self._trial.rivals) if self._trial else 1, 3))
                 if all_data and self._trial is not None:  # (fit's: its first pass)
-                    self._trial.length = self._n_positive + (
-                        n_samples if sample_weight is None else np.count_nonzero(sample_weight))
+                    self._trial.set_length(self._n_positive + (
+                        n_samples if sample_weight is None else np.count_nonzero(sample_weight)))
                 begin = 0
                 while begin < n_samples:
                     stop = begin + self._block_length(begin, n_samples, counts)
                     if self._trial is not None:  # (its middle and end are a block's end)
-                        stop = min(stop, begin + max(self._trial.next_stop() - self._n_positive,
-                                                     1))
+                        stop = min(stop, begin + max(
+                            self._trial.next_stop(self._n_positive) - self._n_positive, 1))
                     order = (permutation[begin:stop] if permutation is not None
                              else np.arange(begin, stop))
                     block_size = order.size
@@ -570,6 +570,7 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
                     diverged = []  # (rivals that did: they leave the trial)
                     if self._trial is not None:
                         trial_weights = self._unit_weights(y[order], block_weights, class_weight)
+                        trial_losses = np.zeros((len(sums), order.size))
                     for model in self._each_model():
                         offsets = self._offsets(X, order, weights)
                         decisions = np.empty((self._n_decision_rows(), order.size))
@@ -596,8 +597,10 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
                             terms = self._progress_terms(decisions, block_labels, block_weights)
                         sums[model] += terms
                         if self._trial is not None:
-                            self._trial.losses[model] += self._trial_loss(
+                            trial_losses[model] = self._trial_losses(
                                 decisions, block_labels, trial_weights)
+                    if self._trial is not None:
+                        self._trial.record(trial_losses, self._n_positive)
                     if diverged:
                         sums = self._drop_rivals(diverged, sums)
                     self.t_ += block_size
@@ -660,27 +663,25 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
                   + " diverged and left it")
         trial.rivals = [rival for model, rival in enumerate(trial.rivals, 1)
                         if model not in models]
-        trial.losses = np.delete(trial.losses, models)
+        trial.drop(models)
         if not trial.rivals:
             self._trial = None
         return np.delete(sums, models, axis=0)
 
     def _follow_trial(self, sums):
-        """After a block: the trial's model of least loss (since its middle,
-        see :mod:`sklearn_sketchlearn._trial`) becomes the estimator's, with
-        its row of ``sums`` (the pass's progressive sums, a row per model);
-        the trial ends after its examples."""
+        """After a block: the trial's model of least loss (over the later half
+        of the examples so far, see :mod:`sklearn_sketchlearn._trial`) becomes
+        the estimator's, with its row of ``sums`` (the pass's progressive sums,
+        a row per model); the trial ends after its examples."""
         trial = self._trial
         if trial is None:
             return
-        leader = int(np.argmin(trial.losses))
-        if trial.losses[leader] < trial.losses[0]:  # (a tie keeps the model in force)
+        losses = trial.later_half(self._n_positive)
+        leader = 0 if losses is None else int(np.argmin(losses))
+        if leader and losses[leader] < losses[0]:  # (a tie keeps the model in force)
             self._swap(trial.rivals[leader - 1])
-            for array in (sums, trial.losses):
-                array[[0, leader]] = array[[leader, 0]]
-        if not trial.halfway and self._n_positive >= trial.length // 2:
-            trial.halfway = True
-            trial.losses[:] = 0.0
+            sums[[0, leader]] = sums[[leader, 0]]
+            trial.exchange(0, leader)
         if self._n_positive >= trial.length:
             self._trial = None
             if self.verbose:
@@ -734,10 +735,10 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         return np.array([sample_weight.sum(), (sample_weight * losses).sum(),
                          (sample_weight * mistakes).sum()])
 
-    def _trial_loss(self, decisions, labels, weights):
-        """A block's loss in a trial: each example's loss with the weight the
-        model learns it by (``weights``: a classifier's class weights too)."""
-        return self._progress_terms(decisions, labels, weights)[1]
+    def _trial_losses(self, decisions, labels, weights):
+        """A block's losses in a trial: each example's loss with the weight
+        the model learns it by (``weights``: a classifier's class weights too)."""
+        return weights * self._progressive_terms(decisions, labels)[0]
 
     def _record_progress(self, sums):
         """Add a pass's progressive sums to the counters; return its mean loss.
@@ -1724,7 +1725,7 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
             for _ in self._each_model():
                 self.update_rule_._start_target_unit(self._state, spread)
 
-    def _trial_loss(self, decisions, targets, weights):
+    def _trial_losses(self, decisions, targets, weights):
         """In the unit of the first targets' spread (see :meth:`_offset_targets`),
         so that a trial chooses alike in any units of ``y``: the squares of
         targets of 1e-300 underflowed to a tie."""
@@ -1733,7 +1734,7 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
             losses = LOSSES[self._loss_name]((decisions[0] - self._target_offset) / unit,
                                              (targets - self._target_offset) / unit,
                                              self.epsilon / unit)
-            return (weights * losses).sum()
+            return weights * losses
 
     def _prediction_limit(self, y):
         self._max_abs_target = max(self._max_abs_target, float(np.abs(y).max()))

@@ -845,11 +845,12 @@ def test_son_is_equivariant_to_linear_maps_of_the_features():
             sketch="exact" if rule == "son" else None, loss="squared_error")
         plain.partial_fit(X[:100], y[:100], classes=[0, 1])
         mapped = pickle.loads(pickle.dumps(plain))
-        state = mapped._state
-        state["weights"][0] = np.linalg.solve(M.T, state["weights"][0])
-        if rule == "son":
-            L = state["dense"][0].T  # stored by columns
-            state["dense"][0] = np.linalg.cholesky(M @ L @ L.T @ M.T).T
+        for _ in mapped._each_model():  # (the rivals of a trial of alpha too)
+            state = mapped._state
+            state["weights"][0] = np.linalg.solve(M.T, state["weights"][0])
+            if rule == "son":
+                L = state["dense"][0].T  # stored by columns
+                state["dense"][0] = np.linalg.cholesky(M @ L @ L.T @ M.T).T
         plain.partial_fit(X[100:], y[100:])
         mapped.partial_fit(X[100:] @ M[:6, :6].T, y[100:])
         return plain, mapped
