@@ -28,13 +28,13 @@ still turn the choice: on imitations of w8a (30,000 rows of 300 binary
 features) a stream's trial keeps 10 where 40 leads over the pass (0.950 and
 0.948 held out against 0.954 and 0.949), and ``fit``'s, its whole first
 pass, keeps 40. A stream that ends within the trial keeps the model of least
-loss over its own later half, not since the trial's middle: SON over Oja's
-sketch on a weak signal of 1,190 rows chose by the 190 examples past the
-middle a prior of 100 (R^2 -0.019 on new rows) where its later half keeps 1
-(0.211). So the trial keeps each example's loss before its middle, 1,000
-examples at most; ``fit``'s pass longer than ``TRIAL_EXAMPLES`` keeps only
-the sums from its middle on and chooses at its end, the only choice that
-``fit`` shows.
+loss over its own later half: the loss since the trial's middle would choose
+by the few examples past it (SON over Oja's sketch on a weak signal of 1,190
+rows: by 190 examples a prior of 100, R^2 -0.019 on new rows, where the
+later half keeps 1, 0.211). So the trial keeps each example's loss before
+its middle, 1,000 examples at most; ``fit``'s pass longer than
+``TRIAL_EXAMPLES`` keeps only the sums from its middle on and chooses at its
+end, the only choice that ``fit`` shows.
 """
 
 import numpy as np
