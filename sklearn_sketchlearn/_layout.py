@@ -24,8 +24,9 @@ import numpy as np
 # older rule lacks, and a regressor's trial, whose losses' unit an older one
 # lacks; 7: a regressor's bound on its predictions from its targets moved from
 # SON's floats[4], now unused, to the estimator's _targets_reach, which an older
-# one lacks).
-STATE_LAYOUT = 7
+# one lacks; 8: a trial keeps its examples' losses before its middle, early, and
+# their sum after it, later, where an older one kept losses and halfway).
+STATE_LAYOUT = 8
 
 
 def copied(arrays):

@@ -78,7 +78,8 @@ class Trial:
         self.set_length(TRIAL_EXAMPLES)
 
     def set_length(self, length):
-        """Last ``length`` examples (fit's: its first pass), before any is learned."""
+        """Make the trial last ``length`` examples (fit's: its first pass);
+        called before any is learned."""
         self.length = length
         self.early = np.zeros((self.later.size, 0)) if length <= TRIAL_EXAMPLES else None
 
