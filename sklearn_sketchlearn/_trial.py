@@ -73,15 +73,17 @@ class Trial:
         self.rivals = [{"value": value, "_state": copied(state),
                         "_progressive_sums": np.zeros(3), "_block_model": None}
                        for value in values]
+        self.length = TRIAL_EXAMPLES
+        self.early = np.zeros((1 + len(values), 0))
         self.later = np.zeros(1 + len(values))
         self.unit = 1.0  # a regressor's: its losses' unit (see _trial_losses)
-        self.set_length(TRIAL_EXAMPLES)
 
     def set_length(self, length):
         """Make the trial last ``length`` examples (fit's: its first pass);
-        called before any is learned."""
+        one longer than ``TRIAL_EXAMPLES`` keeps no example's loss."""
         self.length = length
-        self.early = np.zeros((self.later.size, 0)) if length <= TRIAL_EXAMPLES else None
+        if length > TRIAL_EXAMPLES:
+            self.early = None
 
     def with_states(self, states):
         """A copy whose rivals hold ``states`` (the all-or-nothing's saves)."""
