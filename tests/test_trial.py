@@ -7,6 +7,7 @@ import pickle
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from sklearn.base import is_classifier
 from sklearn.datasets import make_regression
 from sklearn.linear_model import RidgeCV
 
@@ -53,14 +54,14 @@ def given(start, **params):
                                     random_state=0, **params)
 
 
-def losses_at(start, X, labels, stops, **params):
-    """A model given ``start`` streamed over ``X`` in chunks of 50, and its
-    summed progressive loss after each of ``stops`` examples."""
-    model, sums = given(start, **params), {}
-    for begin in range(0, X.shape[0], 50):
-        model.partial_fit(X[begin:begin + 50], labels[begin:begin + 50],
-                          classes=np.unique(labels))
-        sums[begin + 50] = model.progressive_loss_ * (begin + 50)
+def losses_at(model, X, y, stops, chunk=50):
+    """``model`` streamed over ``X`` in chunks, and its summed progressive loss
+    after each of ``stops`` examples (multiples of ``chunk``)."""
+    sums = {}
+    fit_params = {"classes": np.unique(y)} if is_classifier(model) else {}
+    for begin in range(0, X.shape[0], chunk):
+        model.partial_fit(X[begin:begin + chunk], y[begin:begin + chunk], **fit_params)
+        sums[begin + chunk] = model.progressive_loss_ * (begin + chunk)
     return model, [sums[stop] for stop in stops]
 
 
@@ -72,7 +73,8 @@ def test_a_stream_keeps_the_start_of_least_loss_over_its_later_half(n_classes, n
     # with its progressive loss (the multinomial model's blocks of offsets,
     # and the classes in threads, included)
     X, labels = text_like(300, n_classes)
-    runs = {start: losses_at(start, X, labels, [150, 300], n_jobs=n_jobs) for start in STARTS}
+    runs = {start: losses_at(given(start, n_jobs=n_jobs), X, labels, [150, 300])
+            for start in STARTS}
     best = min(STARTS, key=lambda start: runs[start][1][1] - runs[start][1][0])
     assert best != STARTS[0]  # (the trial changes the model here)
     model = stream(SketchedOnlineClassifier(random_state=0, n_jobs=n_jobs), X, labels)
@@ -88,7 +90,7 @@ def test_the_trial_ends_after_its_examples(monkeypatch, length):
     # (the case that tells them apart)
     monkeypatch.setattr(trial_module, "TRIAL_EXAMPLES", length)
     X, labels = text_like(length + 300, 2, seed=1 if length == TRIAL_EXAMPLES else 11)
-    runs = {start: losses_at(start, X, labels, [length // 2, length, length + 300])
+    runs = {start: losses_at(given(start), X, labels, [length // 2, length, length + 300])
             for start in STARTS}
     best = min(STARTS, key=lambda start: runs[start][1][1] - runs[start][1][0])
     if length == 100:
@@ -112,7 +114,8 @@ def test_fit_chooses_by_its_first_pass(monkeypatch):
     monkeypatch.setattr(trial_module, "TRIAL_EXAMPLES", 100)
     X, labels = text_like(600, 2, seed=1)
     # (FD's sketch: fit of two classes at 401 weights would take the exact one)
-    losses = {start: losses_at(start, X, labels, [50, 100, 300, 600], sketch="fast_rfd")[1]
+    losses = {start: losses_at(given(start, sketch="fast_rfd"), X, labels,
+                                [50, 100, 300, 600])[1]
               for start in starts}
     best = min(starts, key=lambda start: losses[start][3] - losses[start][2])
     assert best != min(starts, key=lambda start: losses[start][1] - losses[start][0])
@@ -317,16 +320,6 @@ def streamed(model, X, y, chunk=50):
     return model
 
 
-def later_half_losses(model, X, y, chunk=50):
-    """``model`` streamed over ``X`` in chunks, and its summed progressive loss
-    over the later half of the rows (a multiple of ``2 * chunk``)."""
-    sums = {}
-    for begin in range(0, X.shape[0], chunk):
-        model.partial_fit(X[begin:begin + chunk], y[begin:begin + chunk])
-        sums[begin + chunk] = model.progressive_loss_ * (begin + chunk)
-    return model, sums[X.shape[0]] - sums[X.shape[0] // 2]
-
-
 @pytest.mark.parametrize("sketch", ["exact", "fast_rfd", None])
 def test_a_regressor_keeps_the_alpha_of_least_loss_over_its_later_half(sketch):
     # alpha='auto' is a trial of the first value against its rivals: at the
@@ -336,8 +329,9 @@ def test_a_regressor_keeps_the_alpha_of_least_loss_over_its_later_half(sketch):
     kind = "exact" if sketch == "exact" else "adaptive"
     values = (SketchedOnlineNewton._AUTO_ALPHA[kind],
               *SketchedOnlineNewton._AUTO_ALPHA_RIVALS[kind])
-    references = {alpha: later_half_losses(alpha_given(alpha, sketch), X, y) for alpha in values}
-    best = min(values, key=lambda alpha: references[alpha][1])
+    references = {alpha: losses_at(alpha_given(alpha, sketch), X, y, [250, 500])
+                  for alpha in values}
+    best = min(values, key=lambda alpha: references[alpha][1][1] - references[alpha][1][0])
     assert best != values[0]  # (the trial changes the model here)
     model = streamed(SketchedOnlineRegressor(sketch=sketch, random_state=0), X, y)
     assert model.update_rule_.alpha_ == best
@@ -387,9 +381,10 @@ def test_a_regressor_keeps_the_eta0_of_least_loss_over_its_later_half(rule, sket
     X, y = (weak_signal(500, 150) if data == "weak" else
             make_regression(500, 150, n_informative=150, noise=1.0, random_state=0))
     first, rivals = rule._AUTO_ETA0
-    references = {eta0: later_half_losses(SketchedOnlineRegressor(
-        rule(eta0), sketch=sketch, random_state=0), X, y) for eta0 in (first, *rivals)}
-    best = min(references, key=lambda eta0: references[eta0][1])
+    references = {eta0: losses_at(SketchedOnlineRegressor(rule(eta0), sketch=sketch,
+                                                          random_state=0), X, y, [250, 500])
+                  for eta0 in (first, *rivals)}
+    best = min(references, key=lambda eta0: references[eta0][1][1] - references[eta0][1][0])
     assert best == (min(rivals) if data == "weak" else max(rivals))
     model = streamed(SketchedOnlineRegressor(rule(), sketch=sketch, random_state=0), X, y)
     assert model.update_rule_.eta0_ == best
