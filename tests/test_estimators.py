@@ -576,7 +576,7 @@ def test_fit_warns_when_it_ran_max_iter_passes_with_tol_unmet(stream):
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         make_model("son-fast_rfd", max_iter=50, tol=1e3, n_iter_no_change=2).fit(X, y)
-        make_model("son-fast_rfd", max_iter=2).fit(X, y)  # no tol: nothing to meet
+        make_model("son-fast_rfd", max_iter=2, tol=None).fit(X, y)  # nothing to meet
 
 
 def test_verbose_reports_the_progressive_metrics(stream, capsys):

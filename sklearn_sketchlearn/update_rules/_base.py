@@ -135,10 +135,10 @@ class BaseUpdateRule(BaseEstimator):
         regressor."""
         return True
 
-    def _auto_sketch(self, n_weights, fit_steps=None):
+    def _auto_sketch(self, n_weights, fit_rows=None):
         """What ``sketch="auto"`` means for ``n_weights`` weights a problem
         (None: not known yet), for ``fit`` of a single problem of
-        ``fit_steps`` steps (rows times passes; None: ``partial_fit``, or
+        ``fit_rows`` rows a pass (None: ``partial_fit``, or
         ``fit`` over more than two classes)."""
         return self._default_sketch
 

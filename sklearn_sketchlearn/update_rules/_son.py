@@ -364,13 +364,13 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
     # 0.114 (fit's five passes are short of the multinomial optimum there).
     _EXACT_UP_TO = 256
     # fit of a single problem (two classes, a regression) knows its rows, and
-    # beyond 256 weights takes the exact sketch while its steps (rows x
-    # passes) times weights^2 stay under this, up to this many weights (over
+    # beyond 256 weights takes the exact sketch while a pass's rows times
+    # weights^2 stay under this, up to this many weights (over
     # more than two classes each class's exact sketch refactors its A at every
     # early move of its units: 10 classes at 511 weights and the bound took
     # 13.9 s, against 0.11 over fast RFD, and dense problems of 2 to 3 rows a
     # weight lost 1.2-1.6 points of accuracy, all 6 seeds, in a helper's
-    # pass). At the bound fit takes 1.0, 0.9 and 2.0 s at 301,
+    # pass). At the bound five passes take 1.0, 0.9 and 2.0 s at 301,
     # 401 and 512 weights (fast RFD 0.1-0.2 s; the project's 2-core machine).
     # A step costs 0.13-0.14 ns per weight^2 up to 401 weights and 0.36 at 512,
     # where the d x d factor outgrows the cache; at 1,024 the first 100 rows
@@ -384,7 +384,7 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
     # none by more than 0.004, in 0.3-0.9 s against 0.1 s (the decaying
     # spectrum at 501 weights stays over fast RFD, 0.999). A stream's length
     # is not known: partial_fit keeps to 256 weights.
-    _EXACT_FIT_WORK = 2**32
+    _EXACT_PASS_WORK = 2**32 // 5
     _EXACT_FIT_UP_TO = 512
     # The log loss has no minimum on data that a hyperplane separates, and data
     # with more features than examples seen usually are: each Newton step then
@@ -592,10 +592,10 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
         add_sparse_form(state, n_features, kind, lazy=kind != NO_SKETCH and kind != EXACT)
         return state
 
-    def _auto_sketch(self, n_weights, fit_steps=None):
+    def _auto_sketch(self, n_weights, fit_rows=None):
         if n_weights is not None and (n_weights <= self._EXACT_UP_TO or (
-                fit_steps is not None and n_weights <= self._EXACT_FIT_UP_TO
-                and fit_steps * n_weights**2 <= self._EXACT_FIT_WORK)):
+                fit_rows is not None and n_weights <= self._EXACT_FIT_UP_TO
+                and fit_rows * n_weights**2 <= self._EXACT_PASS_WORK)):
             return "exact"
         return self._default_sketch
 

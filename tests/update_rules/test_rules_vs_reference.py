@@ -1,12 +1,15 @@
 """Every rule x sketch pairing, compiled, against its slow NumPy twin of
 ``tests/reference/learners.py`` (dense d x d algebra, the papers' loops)."""
 
+import warnings
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
 from scipy.optimize import minimize
 from scipy.special import expit
 from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import Ridge
 from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
@@ -986,10 +989,11 @@ def test_son_fit_passes_weigh_as_much_as_all_before_them():
 def test_son_fit_reaches_the_minimum_of_the_log_loss_and_its_prior(monkeypatch):
     # fit's pass k weighs its rows 2^k and starts with the Newton step of its
     # prior's growth (one example's curvature, 1/4 at margin 0, on every
-    # standardized coordinate and the intercept), so that 10 passes over the
-    # exact sketch come near the minimum of sum_i l_i + |theta|^2 / 8 (0.013 of
-    # the largest decision off it), where equal weights, whose k-th pass
-    # steps 1 / k of Newton's, stay far (0.15)
+    # standardized coordinate and the intercept), so that fit over the exact
+    # sketch comes near the minimum of sum_i l_i + |theta|^2 / 8, stopping by
+    # its default tol (12 passes, 0.018 of the largest decision off it; five
+    # passes 0.13), where 10 passes of equal weights, whose k-th pass steps
+    # 1 / k of Newton's, stay far (0.15)
     rng = np.random.default_rng(0)
     X = rng.standard_normal((400, 6)) * np.array([1.0, 1.0, 1.0, 0.3, 0.1, 3.0])
     y = (X @ np.array([2.0, -1.0, 1.0, 4.0, 10.0, 0.5]) + 0.5 * rng.logistic(size=400) > 0)
@@ -1002,11 +1006,15 @@ def test_son_fit_reaches_the_minimum_of_the_log_loss_and_its_prior(monkeypatch):
 
     minimum = Z @ minimize(objective, np.zeros(7), jac=True, method="L-BFGS-B",
                            options=dict(gtol=1e-12, ftol=1e-15, maxiter=10_000)).x
-    model = SketchedOnlineClassifier(sketch="exact", max_iter=10, random_state=0)
-    off = np.abs(model.fit(X, y).decision_function(X) - minimum).max() / np.abs(minimum).max()
-    assert off < 0.03
+    model = SketchedOnlineClassifier(sketch="exact", random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        off = np.abs(model.fit(X, y).decision_function(X) - minimum).max() / np.abs(minimum).max()
+    assert model.n_iter_ < model.max_iter and off < 0.03
+    five = clone(model).set_params(max_iter=5, tol=None).fit(X, y).decision_function(X)
+    assert np.abs(five - minimum).max() / np.abs(minimum).max() > 0.1
     monkeypatch.setattr(SketchedOnlineNewton, "_pass_weight", lambda rule, epoch: 1.0)
-    equal = clone(model).fit(X, y).decision_function(X)
+    equal = clone(model).set_params(max_iter=10, tol=None).fit(X, y).decision_function(X)
     assert np.abs(equal - minimum).max() / np.abs(minimum).max() > 0.1
 
 
@@ -1062,7 +1070,7 @@ def test_default_regressor_learns_directions_of_small_curvature_up_to_256_weight
 
 
 def test_default_fit_takes_the_exact_sketch_beyond_256_weights_while_affordable():
-    # fit knows its rows: 2,100 rows x 5 passes x 401^2 is below 2^32, so the
+    # fit knows its rows: 2,100 rows x 401^2 is below 2^32 / 5, so the
     # exact sketch learns the directions of small curvature that fast RFD
     # learns at first-order speed; a stream (partial_fit) keeps fast RFD
     X_train, X_test, y_train, y_test = mixed_design(3000, 400)
@@ -1086,10 +1094,12 @@ def test_multiclass_fit_keeps_the_exact_sketch_to_256_weights():
     assert isinstance(two.sketch_, ExactSketch)
 
 
-@pytest.mark.parametrize("n_weights, fit_steps, expected", [
+@pytest.mark.parametrize("n_weights, fit_rows, expected", [
     (256, None, ExactSketch), (257, None, RegularizedFrequentDirections),
-    (401, 2**32 // 401**2, ExactSketch), (401, 2**32 // 401**2 + 1, RegularizedFrequentDirections),
+    (401, 2**32 // 5 // 401**2, ExactSketch),
+    (401, 2**32 // 5 // 401**2 + 1, RegularizedFrequentDirections),
     (512, 100, ExactSketch), (513, 1, RegularizedFrequentDirections)])
-def test_auto_sketch_bounds_the_exact_sketchs_work(n_weights, fit_steps, expected):
-    _, sketch = resolve_strategies("son", "auto", n_weights, fit_steps)
+def test_auto_sketch_bounds_the_exact_sketchs_work(n_weights, fit_rows, expected):
+    # a pass's rows x weights^2 within 2^32 / 5, whatever fit's passes
+    _, sketch = resolve_strategies("son", "auto", n_weights, fit_rows)
     assert type(sketch) is expected
