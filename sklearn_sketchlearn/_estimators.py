@@ -968,7 +968,7 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         (``ConvergenceWarning``) when it ran ``max_iter`` passes instead;
         None makes ``max_iter`` passes. ``SGDClassifier``'s defaults: on the
         suite of ``benchmarks/defaults.py`` SON stops after 7 to 16 passes,
-        at about twice the cost of five, and its test log loss falls (digits
+        in 1.0 to 2.5 times the time of five, and its test log loss falls (digits
         0.131 to 0.118, SON's problem at kappa = 10 0.060 to 0.040; see the
         user guide, *fit's passes*).
     n_iter_no_change : int, default=5
