@@ -1507,8 +1507,8 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
         noise of noisy targets, as the squared error has no prior to stop at
         (on ``benchmarks/defaults.py``'s 400 weak features, test :math:`R^2`
         0.172 after five passes, -0.000 after 23 at ``tol=1e-3``; 0.134 and
-        0.091 on its text regression), while the clean problems gain at most
-        0.0002.
+        0.091 on its text regression), while SON's other regressions moved by
+        at most 0.0002.
     tol : float or None, default=None
         If not None, :meth:`fit` stops when a pass's progressive loss (in the
         targets' units) is not below the best one minus ``tol`` for
