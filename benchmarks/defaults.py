@@ -446,7 +446,8 @@ def check_speed(make, X, y, classes, max_seconds):
         for rows in (5, 20, CHUNK):
             start = time.perf_counter()
             one_pass(make(), X[:rows], y[:rows], classes)
-            if (times.setdefault(rows, time.perf_counter() - start)) > 0.5:
+            times[rows] = time.perf_counter() - start
+            if times[rows] > 0.5:
                 break
     except ValueError:
         return  # the pass itself reports it
