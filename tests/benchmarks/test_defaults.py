@@ -186,3 +186,22 @@ def test_an_offline_peer_stopped_short_of_convergence_is_marked(defaults, scaled
     assert row["unconverged"] == any(w.category is ConvergenceWarning for w in caught)
     assert row["unconverged"] == (not scaled)
     assert defaults.fit_cell(row).endswith("*") == (not scaled)
+
+
+def test_the_default_estimator_is_never_skipped_as_slow(defaults):
+    # the default's first chunks run a trial of rivals, which inflates its
+    # projected pass time: the report's subject must not be left out for it
+    X_train, y_train, X_test, y_test = data = quick_data(defaults)
+    classes = np.unique(y_train)
+    default, pairing = defaults.learners("classification", X_train.shape[1], ["son"],
+                                         ["fast_fd"])[:2]
+    assert default.name == "SketchedOnlineClassifier()" and pairing.name == "son + fast_fd"
+    assert "skipped" in defaults.evaluate(pairing, data, classes, False, 1e-9)["failures"]
+    row = defaults.evaluate(default, data, classes, False, 1e-9)
+    model = SketchedOnlineClassifier(random_state=defaults.SEED)
+    for begin in range(0, len(y_train), defaults.CHUNK):
+        model.partial_fit(X_train[begin : begin + defaults.CHUNK],
+                          y_train[begin : begin + defaults.CHUNK], classes=classes)
+    assert row["failures"] == {} and row["default"] == model.score(X_test, y_test)
+    assert row["fit"] == SketchedOnlineClassifier(random_state=defaults.SEED).fit(
+        X_train, y_train).score(X_test, y_test)
