@@ -261,12 +261,14 @@ def quotient(a, b):
 
 def sparse_learners(m):
     """Every sketched SON pairing, SON without a sketch, ADA-FD over FD's two
-    buffers and a random projection (its pairings with a sparse form; ADA-FFD
-    also with dual averaging), OGD and AdaGrad (in its default running units)."""
+    buffers, a random projection and Oja's sketch (its pairings with a sparse
+    form; ADA-FFD also with dual averaging), OGD and AdaGrad (in its default
+    running units)."""
     sparse = {name: pairing for name, pairing in sketched_learners(m).items()
               if name.startswith(("SON", "ADA-FD", "ADA-FFD"))}
     return {**sparse, "ADA-FFD dual": (AdaFD(form="dual"), FrequentDirections(m, fast=True)),
             "ADA-FD rp": (AdaFD(), RandomProjectionSketch(m, random_state=0)),
+            "ADA-FD oja": (AdaFD(), OjaSketch(m, random_state=0)),
             "SON m=0": (SON, None), "OGD": ("ogd", None), "AdaGrad": ("adagrad", None)}
 
 

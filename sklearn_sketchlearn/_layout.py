@@ -25,8 +25,10 @@ import numpy as np
 # lacks; 7: a regressor's bound on its predictions from its targets moved from
 # SON's floats[4], now unused, to the estimator's _targets_reach, which an older
 # one lacks; 8: a trial keeps its examples' losses before its middle, early, and
-# their sum after it, later, where an older one kept losses and halfway).
-STATE_LAYOUT = 8
+# their sum after it, later, where an older one kept losses and halfway; 9:
+# ADA-FD's mirror step over Oja's sketch keeps the sparse form's lazy changes,
+# each column's version, which an older one lacks).
+STATE_LAYOUT = 9
 
 
 def copied(arrays):

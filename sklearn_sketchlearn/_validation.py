@@ -1,8 +1,11 @@
 """Input validation shared by sketches and learners.
 
-The contract: a chunk is validated completely *before* any state is touched, so
+The contract: a chunk is validated completely *before* the model changes, so
 a failed ``partial_fit`` leaves the estimator exactly as it was (on a first
-call that includes not recording ``n_features_in_``).
+call that includes not recording ``n_features_in_``). Only how the model is
+held may change first: a state in the sparse form of CSR rows catches its
+columns up at the start of a call, refused or not (``_tidy`` of the rules'
+``SparseFormRule``), with the same predictions to the bit.
 """
 
 import numpy as np

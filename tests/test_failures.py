@@ -371,7 +371,8 @@ def sparse_stream(n=400, d=1000, nnz=4, seed=0):
     *[(SketchedOnlineNewton(feature_scaling=None), sketch)
       for sketch in ["fd", "fast_rfd", "oja", "rp", None]],
     *[(AdaFD(form=form, feature_scaling=None), sketch)
-      for form in ["mirror", "dual"] for sketch in ["fd", "fast_fd", "rp"]]])
+      for form in ["mirror", "dual"] for sketch in ["fd", "fast_fd", "rp"]],
+    (AdaFD(feature_scaling=None), "oja")])
 def test_a_csr_chunk_that_diverges_in_the_sparse_form_changes_nothing(rule, sketch,
                                                                       monkeypatch):
     # the sparse form saves only the features a call can change, not its whole state
@@ -396,6 +397,36 @@ def test_a_csr_chunk_that_diverges_in_the_sparse_form_changes_nothing(rule, sket
     with pytest.raises(ValueError, match="diverged"):
         model.partial_fit(bad, y[300:312])
     assert pickle.dumps(model) == before
+
+
+def test_a_failed_csr_call_over_ojas_sketch_puts_back_its_moved_units(monkeypatch):
+    # ADA-FD over Oja's sketch leaves the sparse form to move its running units
+    # (an SVD turns every column), so a call that may move them saves everything
+    monkeypatch.setattr(AdaFD, "_SPARSE_FORM_FROM", 0.0)
+    monkeypatch.setattr(AdaFD, "_centers_sparse_rows", False)  # (scaled as wider streams)
+    X, y = sparse_stream()
+    model = SketchedOnlineClassifier(AdaFD(), sketch=OjaSketch(4, random_state=0),
+                                     random_state=0)
+    model.partial_fit(X[:200], y[:200], classes=[0, 1])
+    assert model._state["form"][0, 1] == 1
+    fail_once_learned(monkeypatch)
+    before = pickle.dumps(model)
+    with pytest.raises(ValueError, match="stand-in"):  # (few rows: few lazy changes to save)
+        model.partial_fit(X[200:210], y[200:210])
+    assert pickle.dumps(model) == before
+
+
+def fail_once_learned(monkeypatch):
+    """Make each block's check fail once the block has learned, a stand-in for
+    any failure then; returns the check, to put back."""
+    check = SketchedOnlineClassifier._check_block
+
+    def fail_after_learning(self, outcomes, n_examples, *args):
+        check(self, outcomes, n_examples, *args)
+        raise ValueError("a stand-in for any failure once the call has learned")
+
+    monkeypatch.setattr(SketchedOnlineClassifier, "_check_block", fail_after_learning)
+    return check
 
 
 def fails_once_learned_and_changes_nothing(model, chunk, labels, monkeypatch):
@@ -457,13 +488,7 @@ def test_a_failed_csr_call_that_takes_the_priors_step_puts_back_everything(sketc
                                      random_state=0).fit(X[:200], y[:200])
     assert model.update_rule_._rewrites_every_column(model._state, model.sketch_,
                                                      model._fit_passes)
-    check = SketchedOnlineClassifier._check_block
-
-    def fail_after_learning(self, outcomes, n_examples, *args):
-        check(self, outcomes, n_examples, *args)
-        raise ValueError("a stand-in for any failure once the call has learned")
-
-    monkeypatch.setattr(SketchedOnlineClassifier, "_check_block", fail_after_learning)
+    check = fail_once_learned(monkeypatch)
     before = pickle.dumps(model)
     with pytest.raises(ValueError, match="stand-in"):
         model.partial_fit(X[300:312], y[300:312])

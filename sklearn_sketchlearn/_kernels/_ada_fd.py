@@ -70,25 +70,39 @@ def adagrad_solve(kind, rows, spectrum, basis, dense, factor, n_rows, n_sketched
         matvec(eigenvectors, v.shape[0], coefficients, out)
         return
     if kind == OJA:
-        off_sketch = 1.0 / (delta + np.sqrt(rho))
+        off_sketch = oja_solve_coefficients(factor, spectrum, n_rows, n_sketched, rho, delta,
+                                            projected, work)
         scale_into(off_sketch, v, out)
-        for i in range(n_rows):  # coefficients on V's rows: (F Z v)_i times the weight
-            coefficient = 0.0
-            for j in range(i + 1):
-                coefficient += factor[i, j] * projected[j]
-            root = np.sqrt(rho + n_sketched * spectrum[i])
-            work[i] = (1.0 / (delta + root) - off_sketch) * coefficient
-        for j in range(n_rows):  # V^T w = Z^T (F^T w)
-            coefficient = 0.0
-            for i in range(j, n_rows):
-                coefficient += factor[i, j] * work[i]
-            axpy(coefficient, rows[j], out)
+        for j in range(n_rows):
+            axpy(work[j], rows[j], out)
         return
     psi, c = spectrum_weights(spectrum[:n_rows], rho, delta, 0.5)
     scale_into(1.0 / c, v, out)
     along_rows(basis, psi, projected, 1.0, n_rows, work)
     for j in range(n_rows):
         axpy(work[j], rows[j], out)
+
+
+@jit
+def oja_solve_coefficients(factor, spectrum, n_rows, n_sketched, rho, delta, projected, work):
+    """Over Oja's sketch ``S = (t Lambda)^{1/2} V``, ``V = F Z`` orthonormal:
+    ``(delta I + (rho I + S^T S)^{1/2})^{-1} v = off v + Z^T c``, given
+    ``projected = Z v``. Writes ``c`` into ``work[:n_rows]`` and returns ``off =
+    1 / (delta + sqrt(rho))``, the weight off the sketch (:func:`adagrad_solve`;
+    the sparse form steps along ``x`` and ``Z``'s rows apart)."""
+    off_sketch = 1.0 / (delta + np.sqrt(rho))
+    for i in range(n_rows):  # coefficients on V's rows: (F Z v)_i times the weight
+        coefficient = 0.0
+        for j in range(i + 1):
+            coefficient += factor[i, j] * projected[j]
+        root = np.sqrt(rho + n_sketched * spectrum[i])
+        work[i] = (1.0 / (delta + root) - off_sketch) * coefficient
+    for j in range(n_rows):  # V^T w = Z^T (F^T w), in place: entry j reads those from j on
+        coefficient = 0.0
+        for i in range(j, n_rows):
+            coefficient += factor[i, j] * work[i]
+        work[j] = coefficient
+    return off_sketch
 
 
 @jit
@@ -107,9 +121,10 @@ def along_rows(basis, psi, vector, scale, n_rows, out):
 
 
 @jit(inline=True)
-def residual_off_sketch(kind, x, projected, factor, spectrum, basis, n_rows):
+def residual_off_sketch(kind, squared_norm, projected, factor, spectrum, basis, n_rows):
     """``|x|^2 - |P x|^2`` for the projection ``P`` onto the sketch's row space,
-    given ``projected = rows x``: Oja's rows ``V = F Z`` are orthonormal; a
+    given ``squared_norm = |x|^2`` and ``projected = rows x`` (for Oja, ``Z
+    x``): Oja's rows ``V = F Z`` are orthonormal; a
     random projection's ``S`` has the Gram matrix ``basis diag(spectrum)
     basis^T`` (eigenvalues at rounding level count as zero)."""
     captured = 0.0
@@ -121,7 +136,7 @@ def residual_off_sketch(kind, x, projected, factor, spectrum, basis, n_rows):
             captured += coefficient * coefficient
     else:
         captured = span_captured(spectrum, basis, n_rows, projected)
-    return max(dot(x, x) - captured, 0.0)
+    return max(squared_norm - captured, 0.0)
 
 
 @jit
@@ -384,7 +399,7 @@ def ada_fd_kernel(kind):
                 matvec(rows, n_rows, x, projected)
                 if missed and (kind == OJA or kind == RANDOM_PROJECTION) and slope != 0.0:
                     floats[1] += slope * slope * residual_off_sketch(
-                        kind, x, projected, factor, spectrum, gram_eigenvectors, n_rows)
+                        kind, dot(x, x), projected, factor, spectrum, gram_eigenvectors, n_rows)
                 if kind == FREQUENT_DIRECTIONS and not shrink_first:
                     n_rows = ffd_add_gradient(rows, gram, gram_eigenvalues, gram_eigenvectors,
                                               counts, slope, x, dot(x, x), projected, ghat, work)

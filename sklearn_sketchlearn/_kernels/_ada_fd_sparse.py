@@ -1,6 +1,7 @@
 """ADA-FD and ADA-FFD on CSR rows in time independent of ``d``: the mirror
 and dual averaging steps over a Frequent Directions buffer, or a random
-projection, in SON's sparse form (``_son_sparse``).
+projection, and the mirror step over Oja's sketch, in SON's sparse form
+(``_son_sparse``).
 
 The step ``beta -= eta c H^{-1} x`` for a gradient ``g = c x`` is a multiple
 of ``x`` plus a combination of the buffer's rows (``H^{-1} = I / c_0 + S^T U
@@ -15,7 +16,9 @@ gradient inside the span turns the rows by ``T = I + kappa a a^T`` (see
 What depends on ``d`` is what FD's shrinks cost SON's sparse form too: a
 shrink whose new factor is ill-conditioned rewrites every column lazily, and
 the columns catch up once in a while (``O(tau^2 d)``). A random projection's
-rows change by ``r c x^T`` (``M = I``), which the form absorbs as SON's does.
+rows change by ``r c x^T`` (``M = I``), which the form absorbs as SON's does,
+and so do Oja's directions ``V = F Z`` their turn ``Z += q x^T`` (``F`` moves
+in ``O(tau^2)``, Algorithm 5) and ``Z``'s refresh (``Z <- F Z``, lazily).
 
 Dual averaging (``form='dual'``) recomputes the weights ``-eta H_t^{-1}
 g_bar`` at every step: they are held as ``w = w_bar + sigma g_bar + Z^T b``
@@ -27,10 +30,11 @@ carries to the next prediction (the weights when the state entered the form,
 a move of the units), which that step drops. ADA-FFD's shrink after a dual
 step waits for the next prediction, in the dense form too (see
 ``ada_fd_kernel``): before it, the shrink would have to fold ``b`` into
-``w_bar`` on every column. CSR rows over Oja's sketch take the dense form (not
-done: its rank-one changes of the rows would fit the form, as SON's do, but a
-move of the units makes its directions orthonormal again over all ``d``
-columns).
+``w_bar`` on every column. Over Oja's sketch dual averaging keeps the dense
+form (``Z g_bar`` would have to follow every turn of the directions), and a
+move of the running units leaves the form: it makes the directions
+orthonormal again by an SVD over all ``d`` columns
+(``OjaSketch._move_columns``), ``O(tau^2 d)`` once a call.
 """
 
 import numpy as np
@@ -40,6 +44,8 @@ from ._ada_fd import (
     ada_fd_ridge,
     along_rows,
     held_mass,
+    oja_solve_coefficients,
+    residual_off_sketch,
     settle_shrink,
     span_captured,
     span_coefficients,
@@ -50,7 +56,14 @@ from ._bordered_eigh import bordered_eigh_update
 from ._jit import jit
 from ._losses import loss_derivative, loss_point, step_factor
 from ._lowrank import spectrum_weights
-from ._sketch_updates import FREQUENT_DIRECTIONS, RANDOM_PROJECTION, rp_draw, rp_gram_update
+from ._sketch_updates import (
+    FREQUENT_DIRECTIONS,
+    OJA,
+    RANDOM_PROJECTION,
+    oja_small_update,
+    rp_draw,
+    rp_gram_update,
+)
 from ._son_sparse import (
     CARRY,
     TOP,
@@ -63,6 +76,7 @@ from ._son_sparse import (
     leave_sparse_form,
     load_sparse_example,
     move_sparse_column,
+    oja_sparse_refresh,
     prefetch_example,
     slot_to_buffer,
     sparse_products,
@@ -104,8 +118,9 @@ def leave_ada_sparse_form(kind, rows, weights, gradient_sum, sketch_weights, fac
 
 def ada_fd_sparse_kernel(kind):
     """ADA-FD's pass ``ada_fd_sparse_pass(chunk, state, params, decisions)`` on CSR
-    rows in the sparse form, over FD's buffer or a random projection
-    (``kind``), the closure that ``_pairings`` compiles."""
+    rows in the sparse form, over FD's buffer, a random projection or Oja's
+    sketch (``kind``; Oja's: the mirror step), the closure that ``_pairings``
+    compiles."""
 
     def ada_fd_sparse_pass(chunk, state, params, decisions):
         """One pass of ADA-FD on CSR rows, the state in the sparse form; the
@@ -170,7 +185,18 @@ def ada_fd_sparse_kernel(kind):
             n_rows = counts[0] if kind == FREQUENT_DIRECTIONS else capacity
             slot_to_buffer(slot_products, factor, form[TOP], n_rows, projected)
 
-            if kind == RANDOM_PROJECTION:
+            if kind == OJA:
+                if missed and slope != 0.0:  # the curvature off the rows (see ada_fd_kernel)
+                    floats[1] += slope * slope * residual_off_sketch(
+                        kind, squared_norm, projected, factor, eigenvalues, gram_eigenvectors,
+                        n_rows)
+                # Oja's step turns V = F Z by F's update and Z_new = Z + q x^T (q in
+                # shifts), which the step below writes into Z after its own
+                oja_small_update(factor, gram, eigenvalues, counts, projected, slope,
+                                 squared_norm, oja_eta0, oja_constant, missed, shifts)
+                for j in range(n_rows):
+                    projected[j] += shifts[j] * squared_norm
+            elif kind == RANDOM_PROJECTION:
                 if missed and slope != 0.0:  # the curvature off the rows (see ada_fd_kernel)
                     floats[1] += slope * slope * max(squared_norm - span_captured(
                         gram_eigenvalues, gram_eigenvectors, n_rows, projected), 0.0)
@@ -241,6 +267,25 @@ def ada_fd_sparse_kernel(kind):
                 floats[DUAL_SCALE] = -eta / c
                 if not np.isfinite(floats[DUAL_SCALE] + dot(sketch_weights, sketch_weights)):
                     return i
+            elif kind == OJA:  # w -= eta slope (off x + Z_new^T coefficients)
+                x_coefficient = 0.0
+                row_coefficients[:n_rows] = 0.0
+                if slope != 0.0:
+                    off = oja_solve_coefficients(factor, eigenvalues, n_rows, counts[0], rho,
+                                                 delta, projected, row_coefficients)
+                    moved = eta * (off * squared_norm + dot(projected[:n_rows],
+                                                            row_coefficients[:n_rows])) if (
+                        limit_steps) else 0.0
+                    limit = step_factor(loss_code, margin, y[i], epsilon, slope, moved,
+                                        limit_steps)
+                    scale = -eta * slope * limit
+                    row_coefficients[:n_rows] *= scale
+                    # Z_new^T a = Z^T a + (q^T a) x: the shift is written after the step
+                    x_coefficient = -scale * off - dot(shifts[:n_rows], row_coefficients[:n_rows])
+                if not sparse_update(columns, weights, sketch_weights, cols, vals, nnz,
+                                     x_coefficient, row_coefficients, shifts, n_rows, -1, 0.0, 0,
+                                     touched, form):
+                    return i
             elif slope != 0.0:  # w -= eta slope (x / c + S^T U diag(psi) U^T S x)
                 psi, c = spectrum_weights(gram_eigenvalues[:n_rows], rho, delta, 0.5)
                 along_rows(gram_eigenvectors, psi, projected, -eta * slope, n_rows,
@@ -263,7 +308,10 @@ def ada_fd_sparse_kernel(kind):
                     return i
             if dual:  # (b is solved afresh: nothing to fold; ADA-FFD's shrink waits, above)
                 continue
-            if kind == RANDOM_PROJECTION:
+            if kind == OJA:  # Z made explicit again when F grows ill-conditioned, lazily
+                oja_sparse_refresh(columns, gram, factor, weights, sketch_weights, versions,
+                                   maps, folds, form)
+            if kind == OJA or kind == RANDOM_PROJECTION:
                 fold_if_cancelling(columns, weights, sketch_weights, gram, versions, maps, folds,
                                    floats, form)
             elif not shrink_first and n_rows == capacity:  # ADA-FFD shrinks after it

@@ -12,7 +12,7 @@ from .._kernels._ada_fd_sparse import (
     move_sparse_units,
 )
 from .._kernels._pairings import partial_fit_kernel
-from .._kernels._sketch_updates import FREQUENT_DIRECTIONS, RANDOM_PROJECTION
+from .._kernels._sketch_updates import FREQUENT_DIRECTIONS, OJA, RANDOM_PROJECTION
 from .._kernels._son_sparse import SPARSE
 from .._units import map_vectors, map_weights
 from ._base import BaseUpdateRule, sketch_kernel_params
@@ -117,9 +117,11 @@ class AdaFD(SparseFormRule, BaseUpdateRule):
     G_t``.
 
     On wide CSR rows the step (mirror or dual) over Frequent Directions or a
-    random projection costs ``O(tau s + tau^2)`` an example for ``s`` non-zeros
-    instead of ``O(tau d)``: it keeps SON's sparse form of the weights and the
-    sketch (user guide, "ADA-FD on sparse rows"), with the same results. A sparse stream
+    random projection, and the mirror step over Oja's sketch, cost ``O(tau s +
+    tau^2)`` an example for ``s`` non-zeros instead of ``O(tau d)``: they keep
+    SON's sparse form of the weights and the sketch (user guide, "ADA-FD on
+    sparse rows"), with the same results (over Oja's sketch a move of the
+    running units leaves the form for the call's start, ``O(tau^2 d)``). A sparse stream
     narrow enough to be centred by ``'standardize'`` (up to 4,096 features)
     is, and its rows are then dense. Under dual averaging ADA-FFD's shrink
     after a step waits for the next prediction (the same arithmetic), in
@@ -162,8 +164,9 @@ class AdaFD(SparseFormRule, BaseUpdateRule):
     # 'Choosing') where a block of its rows densified fits, and its rows are
     # then dense; wider CSR rows take the sparse form (over FD or RP)
     _centers_sparse_rows = True
-    # the sketches whose steps keep CSR rows in the sparse form
-    _SPARSE_FORM_SKETCHES = (FREQUENT_DIRECTIONS, RANDOM_PROJECTION)
+    # the sketches whose steps keep CSR rows in the sparse form (Oja's: the
+    # mirror step's, see _has_sparse_form)
+    _SPARSE_FORM_SKETCHES = (FREQUENT_DIRECTIONS, RANDOM_PROJECTION, OJA)
 
     _AUTO_ETA0 = (0.1, (0.01, 1.0))
 
@@ -189,14 +192,27 @@ class AdaFD(SparseFormRule, BaseUpdateRule):
         state["gram_eigenvalues"] = np.zeros(capacity)
         state["gram_eigenvectors"] = np.zeros((capacity, capacity))
         add_sparse_form(state, n_features, sketch._kind,
-                        lazy=sketch._kind in self._SPARSE_FORM_SKETCHES)
+                        lazy=self._has_sparse_form(sketch._kind))
         return state
+
+    def _has_sparse_form(self, kind):
+        """Whether CSR rows over the sketch ``kind`` may take the sparse form:
+        over Oja's sketch the mirror step only (dual averaging's ``Z g_bar``
+        would have to follow Oja's turns, which no stream has needed yet)."""
+        return kind in self._SPARSE_FORM_SKETCHES and (kind != OJA or self.form == "mirror")
+
+    def _rewrites_every_column(self, states, sketch, passes_before):
+        # a move of the running units turns Oja's directions over every column
+        # (and leaves the sparse form for it: _move_units)
+        return sketch._kind == OJA and self.feature_scaling is not None
 
     def _move_units(self, state, sketch, change):
         n_rows = sketch._rows_in_use(state)
         if state["form"][SPARSE]:
             rows = state["rows"]
-            if change.r == 1.0 and not change.b.any():  # at the moved features only
+            # (Oja's directions are orthonormal again after a move, by an SVD over
+            # every column: OjaSketch._move_columns, on the dense form)
+            if change.r == 1.0 and not change.b.any() and sketch._kind != OJA:
                 move_sparse_units(change.features, change.a, change.young,
                                   rows.reshape(rows.shape[1], rows.shape[0]), state["weights"],
                                   state["sketch_weights"], state["gram"], state["factor"],
@@ -237,7 +253,7 @@ class AdaFD(SparseFormRule, BaseUpdateRule):
         if self.ridge == "adaptive" and kind == FREQUENT_DIRECTIONS and not regularized:
             regularized = 2  # the kernel's ridge is sketch_ridge + regularized * shrink / 2
         form = state["form"]
-        has_form = kind in self._SPARSE_FORM_SKETCHES
+        has_form = self._has_sparse_form(kind)
         sparse = (bool(chunk[4]) and has_form
                   and self._sparse_form(state["weights"].shape[0], state["rows"].shape[0],
                                         chunk[1].size, chunk[3].size - 1))
