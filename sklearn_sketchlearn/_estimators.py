@@ -860,6 +860,10 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         sample_weight = _check_sample_weight(
             sample_weight, X, dtype=np.float64, ensure_non_negative=True
         )
+        # (also under assume_finite: a NaN weight would drop its example unseen,
+        # where a NaN in X or y ends the pass with an error)
+        if not np.isfinite(sample_weight).all():
+            raise ValueError("Input sample_weight contains NaN or infinity.")
         if not np.any(sample_weight > 0):
             raise ValueError("Sample weights must contain at least one non-zero number.")
         return sample_weight

@@ -62,6 +62,25 @@ def test_unchecked_nan_is_named_in_the_error(stream, make):
     assert pickle.dumps(model) == before
 
 
+@pytest.mark.parametrize("make", [SketchedOnlineClassifier, lambda: SketchedOnlineClassifier("ogd"),
+                                  SketchedOnlineRegressor],
+                         ids=["son", "ogd", "regressor"])
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_a_sample_weight_that_is_not_finite_is_refused_unchecked_too(stream, make, bad):
+    # under assume_finite SON dropped a NaN weight's example as one of weight 0,
+    # and the other rules blamed the features or targets
+    X, y = stream
+    model = make()
+    model.partial_fit(X[:50], y[:50], **({"classes": [0, 1, 2]} if is_classifier(model) else {}))
+    before = pickle.dumps(model)
+    weights = np.ones(len(y) - 50)
+    weights[7] = bad
+    with config_context(assume_finite=True):
+        with pytest.raises(ValueError, match="sample_weight contains NaN or infinity"):
+            model.partial_fit(X[50:], y[50:], sample_weight=weights)
+    assert pickle.dumps(model) == before
+
+
 @pytest.mark.parametrize("fit_intercept", [True, False])
 def test_unchecked_nan_target_is_named_in_the_error(stream, fit_intercept):
     # the regressor's targets are shifted by the first one, which a NaN made
