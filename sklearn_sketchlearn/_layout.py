@@ -27,8 +27,8 @@ import numpy as np
 # one lacks; 8: a trial keeps its examples' losses before its middle, early, and
 # their sum after it, later, where an older one kept losses and halfway; 9:
 # ADA-FD's mirror step over Oja's sketch keeps the sparse form's lazy changes,
-# each column's version, which an older one lacks).
-STATE_LAYOUT = 9
+# each column's version, which an older one lacks; 10: its dual averaging too).
+STATE_LAYOUT = 10
 
 
 def copied(arrays):

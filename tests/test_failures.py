@@ -391,7 +391,7 @@ def sparse_stream(n=400, d=1000, nnz=4, seed=0):
       for sketch in ["fd", "fast_rfd", "oja", "rp", None]],
     *[(AdaFD(form=form, feature_scaling=None), sketch)
       for form in ["mirror", "dual"] for sketch in ["fd", "fast_fd", "rp"]],
-    (AdaFD(feature_scaling=None), "oja")])
+    *[(AdaFD(form=form, feature_scaling=None), "oja") for form in ["mirror", "dual"]]])
 def test_a_csr_chunk_that_diverges_in_the_sparse_form_changes_nothing(rule, sketch,
                                                                       monkeypatch):
     # the sparse form saves only the features a call can change, not its whole state

@@ -1,7 +1,6 @@
 """ADA-FD and ADA-FFD on CSR rows in time independent of ``d``: the mirror
-and dual averaging steps over a Frequent Directions buffer, or a random
-projection, and the mirror step over Oja's sketch, in SON's sparse form
-(``_son_sparse``).
+and dual averaging steps over a Frequent Directions buffer, a random
+projection or Oja's sketch, in SON's sparse form (``_son_sparse``).
 
 The step ``beta -= eta c H^{-1} x`` for a gradient ``g = c x`` is a multiple
 of ``x`` plus a combination of the buffer's rows (``H^{-1} = I / c_0 + S^T U
@@ -18,7 +17,8 @@ shrink whose new factor is ill-conditioned rewrites every column lazily, and
 the columns catch up once in a while (``O(tau^2 d)``). A random projection's
 rows change by ``r c x^T`` (``M = I``), which the form absorbs as SON's does,
 and so do Oja's directions ``V = F Z`` their turn ``Z += q x^T`` (``F`` moves
-in ``O(tau^2)``, Algorithm 5) and ``Z``'s refresh (``Z <- F Z``, lazily).
+in ``O(tau^2)``, Algorithm 5) and ``Z``'s refresh (``Z <- F Z``, lazily;
+under dual averaging at the next example, once ``b`` is 0).
 
 Dual averaging (``form='dual'``) recomputes the weights ``-eta H_t^{-1}
 g_bar`` at every step: they are held as ``w = w_bar + sigma g_bar + Z^T b``
@@ -30,9 +30,8 @@ carries to the next prediction (the weights when the state entered the form,
 a move of the units), which that step drops. ADA-FFD's shrink after a dual
 step waits for the next prediction, in the dense form too (see
 ``ada_fd_kernel``): before it, the shrink would have to fold ``b`` into
-``w_bar`` on every column. Over Oja's sketch dual averaging keeps the dense
-form (``Z g_bar`` would have to follow every turn of the directions), and a
-move of the running units leaves the form: it makes the directions
+``w_bar`` on every column. Over Oja's sketch a move of the running units
+leaves the form: it makes the directions
 orthonormal again by an SVD over all ``d`` columns
 (``OjaSketch._move_columns``), ``O(tau^2 d)`` once a call.
 """
@@ -60,6 +59,7 @@ from ._sketch_updates import (
     FREQUENT_DIRECTIONS,
     OJA,
     RANDOM_PROJECTION,
+    oja_needs_refresh,
     oja_small_update,
     rp_draw,
     rp_gram_update,
@@ -70,6 +70,7 @@ from ._son_sparse import (
     TOUCHED,
     buffer_to_slot,
     catch_up_columns,
+    change_slot_products,
     enter_sparse_form,
     fd_sparse_shrink,
     fold_if_cancelling,
@@ -119,8 +120,7 @@ def leave_ada_sparse_form(kind, rows, weights, gradient_sum, sketch_weights, fac
 def ada_fd_sparse_kernel(kind):
     """ADA-FD's pass ``ada_fd_sparse_pass(chunk, state, params, decisions)`` on CSR
     rows in the sparse form, over FD's buffer, a random projection or Oja's
-    sketch (``kind``; Oja's: the mirror step), the closure that ``_pairings``
-    compiles."""
+    sketch (``kind``), the closure that ``_pairings`` compiles."""
 
     def ada_fd_sparse_pass(chunk, state, params, decisions):
         """One pass of ADA-FD on CSR rows, the state in the sparse form; the
@@ -182,6 +182,15 @@ def ada_fd_sparse_kernel(kind):
                                           touched, capacity, rank, versions, maps, folds, floats,
                                           counts, gram_eigenvalues, gram_eigenvectors, carried,
                                           cols, vals, nnz, slot_products)
+                if kind == OJA and oja_needs_refresh(gram, factor):
+                    # Z made explicit again (the dense form did it within the last
+                    # step), now that b is 0: Z g_bar moves with it
+                    change_slot_products(carried, factor, capacity)
+                    oja_sparse_refresh(columns, gram, factor, weights, sketch_weights, versions,
+                                       maps, folds, form)
+                    catch_up_columns(cols, nnz, columns, weights, versions, maps, folds, form)
+                    sparse_products(columns, weights, sketch_weights, capacity, cols, vals, nnz,
+                                    slot_products)
             n_rows = counts[0] if kind == FREQUENT_DIRECTIONS else capacity
             slot_to_buffer(slot_products, factor, form[TOP], n_rows, projected)
 
@@ -251,6 +260,13 @@ def ada_fd_sparse_kernel(kind):
             rho = ada_fd_ridge(kind, missed, sketch_ridge, regularized, floats, counts, n_features,
                                rank)
             if dual:  # w = -eta (g_bar / c + S^T U diag(psi) U^T S g_bar)
+                if kind == OJA:  # the turn Z += q x^T (b = 0: w_bar keeps), Z g_bar with it
+                    if not sparse_update(columns, weights, sketch_weights, cols, vals, nnz, 0.0,
+                                         no_shifts, shifts, n_rows, -1, 0.0, 0, touched, form):
+                        return i
+                    for j in range(n_rows):
+                        slot_gradient_sum[j] += shifts[j] * along_sum
+                        slot_products[j] = projected[j]
                 if slope != 0.0:
                     written = 0.0
                     for p in range(nnz):
@@ -260,11 +276,19 @@ def ada_fd_sparse_kernel(kind):
                         return i
                     for j in range(capacity):
                         slot_gradient_sum[j] += slope * slot_products[j]
-                psi, c = spectrum_weights(gram_eigenvalues[:n_rows], rho, delta, 0.5)
-                slot_to_buffer(slot_gradient_sum, factor, form[TOP], n_rows, buffer_sum)
-                along_rows(gram_eigenvectors, psi, buffer_sum, -eta, n_rows, row_coefficients)
-                buffer_to_slot(row_coefficients, factor, form[TOP], n_rows, sketch_weights)
-                floats[DUAL_SCALE] = -eta / c
+                if kind == OJA:  # H^{-1} g_bar = off g_bar + Z^T coefficients
+                    off = oja_solve_coefficients(factor, eigenvalues, n_rows, counts[0], rho,
+                                                 delta, slot_gradient_sum, row_coefficients)
+                    for j in range(n_rows):
+                        sketch_weights[j] = -eta * row_coefficients[j]
+                    floats[DUAL_SCALE] = -eta * off
+                else:
+                    psi, c = spectrum_weights(gram_eigenvalues[:n_rows], rho, delta, 0.5)
+                    slot_to_buffer(slot_gradient_sum, factor, form[TOP], n_rows, buffer_sum)
+                    along_rows(gram_eigenvectors, psi, buffer_sum, -eta, n_rows,
+                               row_coefficients)
+                    buffer_to_slot(row_coefficients, factor, form[TOP], n_rows, sketch_weights)
+                    floats[DUAL_SCALE] = -eta / c
                 if not np.isfinite(floats[DUAL_SCALE] + dot(sketch_weights, sketch_weights)):
                     return i
             elif kind == OJA:  # w -= eta slope (off x + Z_new^T coefficients)

@@ -116,14 +116,14 @@ class AdaFD(SparseFormRule, BaseUpdateRule):
     root is taken of its whole estimate ``alpha I + B^T B`` of ``alpha0 I +
     G_t``.
 
-    On wide CSR rows the step (mirror or dual) over Frequent Directions or a
-    random projection, and the mirror step over Oja's sketch, cost ``O(tau s +
-    tau^2)`` an example for ``s`` non-zeros instead of ``O(tau d)``: they keep
-    SON's sparse form of the weights and the sketch (user guide, "ADA-FD on
-    sparse rows"), with the same results (over Oja's sketch a move of the
-    running units leaves the form for the call's start, ``O(tau^2 d)``). A sparse stream
-    narrow enough to be centred by ``'standardize'`` (up to 4,096 features)
-    is, and its rows are then dense. Under dual averaging ADA-FFD's shrink
+    On wide CSR rows the step (mirror or dual) over Frequent Directions, a
+    random projection or Oja's sketch costs ``O(tau s + tau^2)`` an example
+    for ``s`` non-zeros instead of ``O(tau d)``: it keeps SON's sparse form of
+    the weights and the sketch (user guide, "ADA-FD on sparse rows"), with
+    the same results (over Oja's sketch a move of the running units leaves
+    the form, ``O(tau^2 d)`` once a call). A sparse stream narrow enough to
+    be centred by ``'standardize'`` (up to 4,096 features) is, and its rows
+    are then dense. Under dual averaging ADA-FFD's shrink
     after a step waits for the next prediction (the same arithmetic), in
     either form, so that a move of the running units between the two meets
     the same buffer.
@@ -162,10 +162,9 @@ class AdaFD(SparseFormRule, BaseUpdateRule):
     _running_units = True
     # a sparse stream is centred (it learns better so: the user guide's
     # 'Choosing') where a block of its rows densified fits, and its rows are
-    # then dense; wider CSR rows take the sparse form (over FD or RP)
+    # then dense; wider CSR rows take the sparse form (over FD, RP or Oja)
     _centers_sparse_rows = True
-    # the sketches whose steps keep CSR rows in the sparse form (Oja's: the
-    # mirror step's, see _has_sparse_form)
+    # the sketches whose steps keep CSR rows in the sparse form
     _SPARSE_FORM_SKETCHES = (FREQUENT_DIRECTIONS, RANDOM_PROJECTION, OJA)
 
     _AUTO_ETA0 = (0.1, (0.01, 1.0))
@@ -192,14 +191,8 @@ class AdaFD(SparseFormRule, BaseUpdateRule):
         state["gram_eigenvalues"] = np.zeros(capacity)
         state["gram_eigenvectors"] = np.zeros((capacity, capacity))
         add_sparse_form(state, n_features, sketch._kind,
-                        lazy=self._has_sparse_form(sketch._kind))
+                        lazy=sketch._kind in self._SPARSE_FORM_SKETCHES)
         return state
-
-    def _has_sparse_form(self, kind):
-        """Whether CSR rows over the sketch ``kind`` may take the sparse form:
-        over Oja's sketch the mirror step only (dual averaging's ``Z g_bar``
-        would have to follow Oja's turns, which no stream has needed yet)."""
-        return kind in self._SPARSE_FORM_SKETCHES and (kind != OJA or self.form == "mirror")
 
     def _rewrites_every_column(self, states, sketch, passes_before):
         # a move of the running units turns Oja's directions over every column
@@ -253,7 +246,7 @@ class AdaFD(SparseFormRule, BaseUpdateRule):
         if self.ridge == "adaptive" and kind == FREQUENT_DIRECTIONS and not regularized:
             regularized = 2  # the kernel's ridge is sketch_ridge + regularized * shrink / 2
         form = state["form"]
-        has_form = self._has_sparse_form(kind)
+        has_form = kind in self._SPARSE_FORM_SKETCHES
         sparse = (bool(chunk[4]) and has_form
                   and self._sparse_form(state["weights"].shape[0], state["rows"].shape[0],
                                         chunk[1].size, chunk[3].size - 1))
