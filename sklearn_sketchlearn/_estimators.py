@@ -1392,7 +1392,9 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         return coef, intercept
 
     def _check_proba(self):
-        loss = self._loss_spec()
+        # a fitted model has the probabilities of the loss it learned: set_params
+        # may name another since (the next partial_fit refuses it, fit starts over)
+        loss = LOSSES[self._loss_name] if "_loss_name" in self.__dict__ else self._loss_spec()
         if not loss.probabilistic:
             raise AttributeError(f"probability estimates are not available for loss={loss.name!r}")
         return True

@@ -444,6 +444,19 @@ def test_predict_proba_for_the_log_loss(stream):
     np.testing.assert_allclose(multi.predict_log_proba(X), np.log(multi.predict_proba(X)))
 
 
+def test_predict_proba_follows_the_loss_the_model_learned(stream):
+    # set_params after fit names a rule or loss the model has not learned: the
+    # probabilities are (or are not) those of the fitted loss, as predict's are
+    X, y = stream
+    hinge = SketchedOnlineClassifier("ogd", random_state=0).fit(X, y > 0)
+    assert not hasattr(hinge.set_params(update_rule="son"), "predict_proba")
+    logistic = SketchedOnlineClassifier(random_state=0).fit(X, y > 0)
+    expected = 1 / (1 + np.exp(-logistic.decision_function(X)))
+    logistic.set_params(loss="hinge")
+    np.testing.assert_allclose(logistic.predict_proba(X)[:, 1], expected)
+    assert not hasattr(clone(logistic), "predict_proba")  # (unfitted: the parameters')
+
+
 @pytest.mark.parametrize("rule", ["son", "ogd"])
 def test_modified_huber_probabilities_are_sgd_classifiers(stream, rule):
     # the reference: SGDClassifier's predict_proba given our coefficients
