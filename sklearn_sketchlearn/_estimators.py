@@ -252,12 +252,15 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
     def _check_continues(self, *, warm_start):
         """Raise before any state changes if the fitted state cannot be continued.
 
-        A rule or sketch given in another form than at the start (``"son"``
-        and ``SketchedOnlineNewton()``) is compared by what it resolves to.
-        The state's layout was checked before (:meth:`_all_or_nothing`).
+        A rule, sketch or loss given in another form than at the start
+        (``"son"`` and ``SketchedOnlineNewton()``, ``loss='auto'`` and the loss
+        it stands for) is compared by what it resolves to. The state's layout
+        was checked before (:meth:`_all_or_nothing`).
         """
         params = self._state_params()
         changed = [name for name, value in params.items() if value != self._started_with[name]]
+        if "loss" in changed and self._loss_spec().name == self._loss_name:
+            changed.remove("loss")
         if "update_rule" in changed or "sketch" in changed:
             rule, sketch, _ = self._strategies(self._state["weights"].shape[-1])
             fitted = {"update_rule": (rule, self.update_rule_), "sketch": (sketch, self.sketch_)}

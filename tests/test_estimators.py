@@ -711,8 +711,9 @@ def test_a_strategy_given_in_another_form_is_no_change(stream):
     X, y = stream
     model = SketchedOnlineClassifier("son", sketch="auto", random_state=0)
     model.partial_fit(X[:50], y[:50], classes=[0, 1, 2])
-    # sketch='auto' of SON is the exact sketch for these 9 weights
-    model.set_params(update_rule=SketchedOnlineNewton(), sketch=ExactSketch())
+    # sketch='auto' of SON is the exact sketch for these 9 weights, loss='auto'
+    # its log loss
+    model.set_params(update_rule=SketchedOnlineNewton(), sketch=ExactSketch(), loss="log_loss")
     model.partial_fit(X[50:], y[50:])
     streamed = SketchedOnlineClassifier("son", random_state=0)
     streamed.partial_fit(X[:50], y[:50], classes=[0, 1, 2]).partial_fit(X[50:], y[50:])
