@@ -31,9 +31,8 @@ a move of the units), which that step drops. ADA-FFD's shrink after a dual
 step waits for the next prediction, in the dense form too (see
 ``ada_fd_kernel``): before it, the shrink would have to fold ``b`` into
 ``w_bar`` on every column. Over Oja's sketch a move of the running units
-leaves the form: it makes the directions
-orthonormal again by an SVD over all ``d`` columns
-(``OjaSketch._move_columns``), ``O(tau^2 d)`` once a call.
+leaves the form: it makes the directions orthonormal again by an SVD over
+all ``d`` columns (``OjaSketch._move_columns``), ``O(tau^2 d)`` once a call.
 """
 
 import numpy as np
@@ -194,11 +193,12 @@ def ada_fd_sparse_kernel(kind):
             n_rows = counts[0] if kind == FREQUENT_DIRECTIONS else capacity
             slot_to_buffer(slot_products, factor, form[TOP], n_rows, projected)
 
+            if missed and (kind == OJA or kind == RANDOM_PROJECTION) and slope != 0.0:
+                # the curvature off the rows (see ada_fd_kernel)
+                floats[1] += slope * slope * residual_off_sketch(
+                    kind, squared_norm, projected, factor, gram_eigenvalues, gram_eigenvectors,
+                    n_rows)
             if kind == OJA:
-                if missed and slope != 0.0:  # the curvature off the rows (see ada_fd_kernel)
-                    floats[1] += slope * slope * residual_off_sketch(
-                        kind, squared_norm, projected, factor, eigenvalues, gram_eigenvectors,
-                        n_rows)
                 # Oja's step turns V = F Z by F's update and Z_new = Z + q x^T (q in
                 # shifts), which the step below writes into Z after its own
                 oja_small_update(factor, gram, eigenvalues, counts, projected, slope,
@@ -206,9 +206,6 @@ def ada_fd_sparse_kernel(kind):
                 for j in range(n_rows):
                     projected[j] += shifts[j] * squared_norm
             elif kind == RANDOM_PROJECTION:
-                if missed and slope != 0.0:  # the curvature off the rows (see ada_fd_kernel)
-                    floats[1] += slope * slope * max(squared_norm - span_captured(
-                        gram_eigenvalues, gram_eigenvectors, n_rows, projected), 0.0)
                 rp_draw(np.uint64(counts[1]), counts[0], r)
                 counts[0] += 1
                 for j in range(n_rows):
