@@ -30,3 +30,13 @@ def test_readme_example_runs():
         "sketchedonlineclassifier__update_rule__alpha",
     }
     assert namespace["step"].shape == (100,)
+
+
+def test_readme_check_estimator_snippet_runs():
+    # the common checks, as the README tells a user to run them (test_common.py
+    # runs them for every pairing): the listed failures are all that fail
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    example = readme.split("## A short example", 1)[1].split("\n## ", 1)[0]
+    code = re.findall(r"```python\n(.*?)```", example, re.S)[1]
+    assert "check_estimator(" in code
+    exec(compile(code, "README.md", "exec"), {})
