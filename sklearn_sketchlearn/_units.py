@@ -63,6 +63,7 @@ from ._kernels._chunk_units import (
     mark_young,
     move_nonzero_units,
     observe_nonzeros,
+    standardized_csr_rows,
     standardized_rows,
     weighted_moments,
 )
@@ -374,10 +375,12 @@ def standardize(X, order, units):
         return rows
     inverse_scale = np.divide(1.0, units["scale"], out=np.zeros_like(units["scale"]),
                               where=units["scale"] > 0.0)
-    if sp.issparse(X):  # a stream that started dense stays centred
-        return (X[order].toarray() - units["center"]) * inverse_scale
     out = np.empty((order.shape[0], X.shape[1]))
-    standardized_rows(X, order, units["center"], inverse_scale, out)
+    if sp.issparse(X):  # a stream that started dense stays centred
+        standardized_csr_rows(X.data, X.indices, X.indptr, order, units["center"],
+                              inverse_scale, out)
+    else:
+        standardized_rows(X, order, units["center"], inverse_scale, out)
     return out
 
 

@@ -636,6 +636,27 @@ def test_csr_of_dense_data_is_centred(problem):
     np.testing.assert_allclose(models[0].coef_, models[1].coef_, rtol=1e-9, atol=1e-12)
 
 
+def test_centred_csr_rows_are_standardized_as_numpy_does_it():
+    # the compiled pass over CSR rows (duplicate entries summed, rows in any
+    # order) against NumPy on the densified rows; a feature never seen (scale
+    # 0) is fed as 0
+    rng = np.random.default_rng(0)
+    dense = rng.standard_normal((30, 7)) * (rng.random((30, 7)) < 0.4)
+    rows = sp.csr_matrix(dense)
+    rows = sp.csr_matrix((np.r_[rows.data, [2.0, -1.0]],
+                          np.r_[rows.indices, [3, 3]].astype(rows.indices.dtype),
+                          np.r_[rows.indptr[:-1], rows.indptr[-1] + 2]), shape=dense.shape)
+    assert not rows.has_canonical_format  # the last row adds column 3 twice more
+    units = {"center_features": True, "center": rng.standard_normal(7),
+             "scale": np.r_[rng.random(6) + 0.5, 0.0]}
+    order = rng.permutation(30)[:20]
+    expected = (rows.toarray()[order] - units["center"]) * np.r_[1.0 / units["scale"][:6], 0.0]
+    np.testing.assert_allclose(_units.standardize(rows, order, units), expected,
+                               rtol=1e-15, atol=1e-15)
+    np.testing.assert_array_equal(_units.standardize(rows, order, units),
+                                  _units.standardize(rows.toarray(), order, units))
+
+
 def one_hot_rows(n=600, seed=0):
     """Five categorical columns one-hot encoded beside three numeric ones:
     CSR rows with 8 of their 100 entries stored."""

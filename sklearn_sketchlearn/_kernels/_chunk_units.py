@@ -76,6 +76,19 @@ def standardized_rows(X, order, center, inverse_scale, out):
             out[i, j] = (X[row, j] - center[j]) * inverse_scale[j]
 
 
+@jit
+def standardized_csr_rows(data, indices, indptr, order, center, inverse_scale, out):
+    """:func:`standardized_rows` of CSR rows (duplicates summed, as scipy
+    densifies them), without densifying the chunk first."""
+    for i in range(order.shape[0]):
+        row = order[i]
+        out[i, :] = 0.0
+        for position in range(indptr[row], indptr[row + 1]):
+            out[i, indices[position]] += data[position]
+        for j in range(out.shape[1]):
+            out[i, j] = (out[i, j] - center[j]) * inverse_scale[j]
+
+
 @jit(strict=True)  # running sums, added in the order of the entries
 def observe_nonzeros(indptr, indices, data, weights, squares, nonzero_weight, nonzeros):
     """Add a CSR chunk's weighted squares, non-zero weights and non-zeros (one
