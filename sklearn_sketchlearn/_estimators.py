@@ -35,7 +35,7 @@ from sklearn.utils.validation import (
 )
 
 from . import _units
-from ._kernels._rows import distinct_sorted
+from ._kernels._rows import own_columns
 from ._kernels._units import ENTRY_EXAMPLES
 from ._layout import STATE_LAYOUT, StateLayoutMixin, copied, writable
 from ._trial import TRIAL_MEMORY, Trial, trial_memory
@@ -1287,6 +1287,9 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
             if starts:
                 self._block_model = self._model_from_state()
             coef, intercept, limits = self._block_model
+            if sp.issparse(rows):  # (the product with the whole coef.T copies it: O(k d))
+                columns, rows = own_columns(rows)
+                coef = coef[:, columns]
         # (a margin that overflows stops the kernel, which reports the divergence)
         with np.errstate(over="ignore", invalid="ignore"):
             margins = self._clip(safe_sparse_dot(rows, coef.T) + intercept, limits)
@@ -1295,13 +1298,10 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
     def _block_model_at_columns(self, rows):
         """``(rows', coef, intercept, limits)``: the model at the columns the CSR
         ``rows`` store, and the rows with those columns renumbered to match."""
-        # (int64, as every index array the kernels take: one compile serves all)
-        columns = distinct_sorted(rows.indices).astype(np.int64, copy=False)
-        features = np.append(columns, rows.shape[1]) if self.fit_intercept else columns
-        coef, intercept, limits = self._model_from_state(features)
-        renumbered = sp.csr_matrix((rows.data, np.searchsorted(columns, rows.indices),
-                                    rows.indptr), shape=(rows.shape[0], columns.size))
-        return renumbered, coef, intercept, limits
+        n_features = rows.shape[1]
+        columns, rows = own_columns(rows)
+        features = np.append(columns, n_features) if self.fit_intercept else columns
+        return (rows, *self._model_from_state(features))
 
     def _center_classes(self):
         """Remove the weights the classes share (where the update rule asks:

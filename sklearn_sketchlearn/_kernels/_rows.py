@@ -8,6 +8,7 @@ signature per index dtype and branches on ``is_sparse`` (lightning's
 """
 
 import numpy as np
+import scipy.sparse as sp
 
 from ._blas import copy_into
 from ._jit import jit
@@ -19,6 +20,17 @@ def distinct_sorted(values):
     times longer on 10,000 column indices.)"""
     ordered = np.sort(values)
     return ordered[np.r_[True, ordered[1:] != ordered[:-1]]] if ordered.size else ordered
+
+
+def own_columns(rows):
+    """``(columns, renumbered)``: the sorted columns that the CSR ``rows``
+    store (int64, as every index array the kernels take) and the rows with
+    their columns renumbered to those, so that a product with a model needs
+    the model at those columns only."""
+    columns = distinct_sorted(rows.indices).astype(np.int64, copy=False)
+    renumbered = sp.csr_matrix((rows.data, np.searchsorted(columns, rows.indices), rows.indptr),
+                               shape=(rows.shape[0], columns.size))
+    return columns, renumbered
 
 
 @jit

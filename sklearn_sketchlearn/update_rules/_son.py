@@ -15,7 +15,7 @@ from .._kernels._sketch_updates import (
     RANDOM_PROJECTION,
 )
 from .._kernels._son_sparse import SCALING, SPARSE
-from .._units import started_magnitude
+from .._units import divided_where_positive, started_magnitude
 from ._base import BaseUpdateRule, empty_sketch_state, sketch_kernel_params
 from ._sparse_form import NO_JOURNAL, SparseFormRule, add_sparse_form
 
@@ -815,6 +815,7 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
             # the intercept's coefficient depends on every feature's center (the
             # sparse form centers none)
             return self._coef(state)[features]
+        # (a new array: the dense form's weights are the state's own)
         weights = self._weights(state, features) * self._target_unit(state)
         # the units' statistics by rows; the sparse form holds them by feature
         units = state["scale"]
@@ -825,12 +826,11 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
         code = int(state["form"][SCALING])  # (resolved by the first chunk)
         scaling = self._SCALINGS[code - 1] if code else self.feature_scaling
         if scaling == "adagrad":  # D_j = 0: a feature never met
-            root = np.sqrt(units[0])
-            return np.divide(weights, root, out=np.zeros_like(root), where=root > 0)
+            return divided_where_positive(weights, np.sqrt(units[0]))
         if scaling in ("standardize", "scale"):
             # u^T ((x - center) / scale) + u_b; a feature never seen has scale 0
             scale, center = units[0], units[3]
-            coef = np.divide(weights, scale, out=np.zeros_like(scale), where=scale > 0)
+            coef = divided_where_positive(weights, scale)
             coef[-1] -= coef[:-1] @ center[:-1]  # centers are 0 unless centering
             return coef
         return weights
