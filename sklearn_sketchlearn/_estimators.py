@@ -810,19 +810,21 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         those columns only."""
         states = [{key: value[k] for key, value in self._state.items()}
                   for k in range(self._state["weights"].shape[0])]
-        coef = np.vstack([self.update_rule_._coef(state, features) for state in states])
+        vectors = [self.update_rule_._coef(state, features) for state in states]
         # the state's own intercept, not the parameter's: set_params may have
         # changed it since (the next call then raises, _check_continues)
         fit_intercept = self._started_with["fit_intercept"]
-        if self._units is not None:
-            coef = _units.original_coef(coef, self._units, fit_intercept)
+        if self._units is not None:  # (the intercept moves with every feature's center)
+            vectors = _units.original_coef(np.vstack(vectors), self._units, fit_intercept)
         limits = np.minimum([self.update_rule_._prediction_limit(state) for state in states],
                             self._target_limits(self._targets_reach))
-        if fit_intercept:
-            coef, intercept = coef[:, :-1], coef[:, -1] + self._target_offset
-        else:
-            intercept = np.zeros(coef.shape[0])
-        return (*self._shaped_coef(np.ascontiguousarray(coef), intercept), limits)
+        # one copy of the d-long vectors (a joint rule's problem holds one per
+        # output), the intercept apart
+        n_coef = vectors[0].shape[-1] - fit_intercept
+        coef = np.vstack([vector[..., :n_coef] for vector in vectors])
+        intercept = (np.hstack([vector[..., n_coef] for vector in vectors]) + self._target_offset
+                     if fit_intercept else np.zeros(coef.shape[0]))
+        return (*self._shaped_coef(coef, intercept), limits)
 
     def _epsilon(self):
         return 0.0

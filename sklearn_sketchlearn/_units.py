@@ -371,7 +371,7 @@ def standardize(X, order, units):
     if sp.issparse(X) and not units["center_features"]:  # O(non-zeros), whatever d
         rows = X[order]
         scale = units["scale"][rows.indices]
-        divided_where_positive(rows.data, scale)
+        rows.data = divided_where_positive(rows.data, scale)
         return rows
     inverse_scale = np.divide(1.0, units["scale"], out=np.zeros_like(units["scale"]),
                               where=units["scale"] > 0.0)
@@ -385,14 +385,9 @@ def standardize(X, order, units):
 
 
 def divided_where_positive(values, divisors):
-    """``values / divisors`` in place (and returned) where ``divisors`` is
-    positive, 0 elsewhere: the weight of a feature without a unit yet (a
-    scale or curvature of 0) is 0. In place, since the model's d-long
-    arrays are many (one per class) and a fresh one costs its page faults."""
-    positive = divisors > 0.0
-    np.divide(values, divisors, out=values, where=positive)
-    values[..., ~positive] = 0.0
-    return values
+    """``values / divisors`` where ``divisors`` is positive, 0 elsewhere (a new
+    array): the weight of a feature without a unit yet (scale 0) is 0."""
+    return np.divide(values, divisors, out=np.zeros_like(values), where=divisors > 0.0)
 
 
 def original_coef(coef, units, fit_intercept):
@@ -401,7 +396,7 @@ def original_coef(coef, units, fit_intercept):
     scale, center = units["scale"], units["center"]
     n_features = scale.shape[0]
     out = coef * units["target_scale"]
-    divided_where_positive(out[..., :n_features], scale)
+    out[..., :n_features] = divided_where_positive(out[..., :n_features], scale)
     if fit_intercept:
         out[..., n_features] -= out[..., :n_features] @ center
     return out

@@ -23,6 +23,7 @@ from sklearn_sketchlearn._kernels._units import (
     feature_units,
     set_units,
     units_move,
+    weights_in_units,
 )
 from sklearn_sketchlearn.datasets import make_ill_conditioned_classification
 from sklearn_sketchlearn.sketches import (
@@ -655,6 +656,27 @@ def test_centred_csr_rows_are_standardized_as_numpy_does_it():
                                rtol=1e-15, atol=1e-15)
     np.testing.assert_array_equal(_units.standardize(rows, order, units),
                                   _units.standardize(rows.toarray(), order, units))
+
+
+@pytest.mark.parametrize("root", [False, True])
+def test_weights_in_units_against_numpy(root):
+    # SON's coef_ in one compiled pass, bitwise NumPy's masked division, for the
+    # statistics by row (dense form) and by feature (sparse form), every
+    # feature or a few; features without a unit yet (0) get 0
+    rng = np.random.default_rng(0)
+    weights, unit = rng.standard_normal(9), 1.7
+    stats = rng.random((8, 9)) + 0.1
+    stats[0, [2, 5]] = 0.0
+    divisor = np.sqrt(stats[0]) if root else stats[0]
+    expected = np.divide(weights * unit, divisor, out=np.zeros(9), where=divisor > 0)
+    features = np.array([1, 2, 6], dtype=np.int64)
+    for by_feature, held in [(False, stats), (True, np.ascontiguousarray(stats.T))]:
+        out = np.empty(9)
+        weights_in_units(weights, unit, held, by_feature, np.zeros(0, np.int64), root, out)
+        np.testing.assert_array_equal(out, expected)
+        out = np.empty(3)
+        weights_in_units(weights[features], unit, held, by_feature, features, root, out)
+        np.testing.assert_array_equal(out, expected[features])
 
 
 def one_hot_rows(n=600, seed=0):

@@ -268,3 +268,21 @@ def adagrad_feed(j, value, scale, start):
             return 0.0
         scale[0, j] = start * value * value
     return value / np.sqrt(scale[0, j])
+
+
+@jit(strict=True)  # NumPy's rounding, operation by operation: the same coef_ either way
+def weights_in_units(weights, unit, stats, by_feature, features, root, out):
+    """``out[p] = weights[p] * unit / s_j`` (``j = features[p]``, or ``p`` where
+    ``features`` is empty), ``s_j`` feature ``j``'s unit (``stats[0, j]``, or
+    ``stats[j, 0]`` ``by_feature``; its square root where ``root``: AdaGrad's
+    ``D_j``), or 0 where that is not positive (a feature without a unit yet):
+    a model's weights on the original features in one pass, where NumPy's
+    square root, masked division and zeroed output each made a d-long array
+    of every class's model."""
+    for p in range(out.shape[0]):
+        j = features[p] if features.shape[0] else p
+        s = stats[j, 0] if by_feature else stats[0, j]
+        if root:
+            s = np.sqrt(s)
+        out[p] = weights[p] * unit / s if s > 0.0 else 0.0
+

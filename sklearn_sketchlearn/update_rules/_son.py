@@ -15,13 +15,17 @@ from .._kernels._sketch_updates import (
     RANDOM_PROJECTION,
 )
 from .._kernels._son_sparse import SCALING, SPARSE
-from .._units import divided_where_positive, started_magnitude
+from .._kernels._units import weights_in_units
+from .._units import started_magnitude
 from ._base import BaseUpdateRule, empty_sketch_state, sketch_kernel_params
 from ._sparse_form import NO_JOURNAL, SparseFormRule, add_sparse_form
 
 # sigma(0) (1 - sigma(0)): the log loss's curvature at margin 0, where every
 # binary model starts (the unit of the log loss's prior, see _PRIOR_FEATURES)
 LOG_LOSS_CURVATURE_AT_ZERO = 0.25
+
+# weights_in_units' features for "every feature"
+_ALL_FEATURES = np.zeros(0, dtype=np.int64)
 
 
 class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
@@ -815,22 +819,24 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
             # the intercept's coefficient depends on every feature's center (the
             # sparse form centers none)
             return self._coef(state)[features]
-        # (a new array: the dense form's weights are the state's own)
-        weights = self._weights(state, features) * self._target_unit(state)
-        # the units' statistics by rows; the sparse form holds them by feature
-        units = state["scale"]
-        if state["form"][SPARSE]:
-            units = units.reshape(units.shape[::-1]).T
-        if features is not None and units.shape[1]:
-            units = units[:, features]
+        # (the dense form's weights are the state's own: not written below)
+        weights = self._weights(state, features)
         code = int(state["form"][SCALING])  # (resolved by the first chunk)
         scaling = self._SCALINGS[code - 1] if code else self.feature_scaling
-        if scaling == "adagrad":  # D_j = 0: a feature never met
-            return divided_where_positive(weights, np.sqrt(units[0]))
-        if scaling in ("standardize", "scale"):
-            # u^T ((x - center) / scale) + u_b; a feature never seen has scale 0
-            scale, center = units[0], units[3]
-            coef = divided_where_positive(weights, scale)
-            coef[-1] -= coef[:-1] @ center[:-1]  # centers are 0 unless centering
-            return coef
-        return weights
+        if scaling is None:
+            return weights * self._target_unit(state)
+        # the units' statistics by rows; the sparse form holds them by feature
+        stats, by_feature = state["scale"], bool(state["form"][SPARSE])
+        if by_feature:
+            stats = stats.reshape(stats.shape[::-1])
+        # a feature without a unit yet (D_j or scale 0) has coefficient 0
+        coef = np.empty(weights.shape[0])
+        weights_in_units(weights, self._target_unit(state), stats, by_feature,
+                         _ALL_FEATURES if features is None else features,
+                         scaling == "adagrad", coef)
+        if scaling != "adagrad":
+            # u^T ((x - center) / scale) + u_b: centers are 0 unless centering
+            center = stats[:, 3] if by_feature else stats[3]
+            center = center if features is None else center[features]
+            coef[-1] -= coef[:-1] @ center[:-1]
+        return coef
