@@ -6,6 +6,7 @@
     python benchmarks/run.py --dense-only --sizes 10 --learners "SON fast_fd" "SON fast_rfd"
                                               # one table, a few learners: about a minute
     python benchmarks/run.py --sparse-only --sparse-nnz 50   # CSR rows of 50 non-zeros
+    python benchmarks/run.py --classes-only   # 20 classes of CSR rows at d = 2^18
 
 Every figure is a median over repeats of one training pass, measured in this
 process next to the peers it is divided by, because these machines are shared
@@ -38,6 +39,7 @@ import scipy.sparse as sp
 import sklearn
 from sklearn.base import clone
 from sklearn.datasets import load_svmlight_file
+from sklearn.linear_model import SGDClassifier
 
 import sklearn_sketchlearn
 from sklearn_sketchlearn import SketchedOnlineClassifier
@@ -224,7 +226,7 @@ def sparse_problem(n, d, nnz, seed=1):
 CALL_ROWS = 1_000
 
 
-def streaming_cost(make, X, y, repeats):
+def streaming_cost(make, X, y, repeats, classes=(0, 1)):
     """``(seconds per example, start-up seconds)`` of streaming CSR rows: a model
     started (timed apart, as Vowpal Wabbit's start-up is: a sketch's initial
     state, Oja's orthonormal rows, is O(m d)) on 64 rows learns the rest in
@@ -237,7 +239,7 @@ def streaming_cost(make, X, y, repeats):
     double-count. The chunks are cut before the clock starts, as a stream's
     arrive cut (a CSR slice costs tens of microseconds, a dense one nothing)."""
     start = time.perf_counter()
-    started = make().partial_fit(X[:64], y[:64], classes=[0, 1])
+    started = make().partial_fit(X[:64], y[:64], classes=classes)
     startup = time.perf_counter() - start
     n_rows = X.shape[0] - 64
     chunks = [(X[first:first + CALL_ROWS], y[first:first + CALL_ROWS])
@@ -318,6 +320,35 @@ def sparse_section(config, log):
               "state bytes / (m d 8): "
               + ", ".join(f"{name} {memory[name, dims[-1]] / (m * dims[-1] * 8):.1f}"
                           for name in sparse_learners(m))]
+    return lines
+
+
+def classes_section(config, log):
+    """Many classes of wide CSR rows: the default classifier's multinomial model
+    (a model per class, and a block of them cut by a call's end needs every
+    class's whole model, O(k m d) once a call) against Oja's sketch, no sketch
+    and SGDClassifier's one-vs-rest: time per example streamed as in
+    :func:`streaming_cost`, and the model's bytes."""
+    n, nnz, n_classes = config["classes_rows"], 50, config["classes"]
+    classes = np.arange(n_classes)
+    learners = {"default": partial(SketchedOnlineClassifier, random_state=0),
+                "sketch='oja'": partial(SketchedOnlineClassifier, sketch="oja", random_state=0),
+                "sketch=None": partial(SketchedOnlineClassifier, sketch=None, random_state=0),
+                "SGDClassifier": partial(SGDClassifier, random_state=0)}
+    lines = [f"{n_classes} classes, n={n} rows of {nnz} non-zeros: us per example streamed "
+             f"in partial_fit calls of {CALL_ROWS} rows, and the model's bytes"]
+    for d in config["classes_dims"]:
+        rng = np.random.default_rng(2)
+        X = sp.random(n, d, density=nnz / d, format="csr", random_state=rng,
+                      data_rvs=rng.standard_normal)
+        y = np.asarray(np.argmax(X @ rng.standard_normal((d, n_classes)), axis=1)).ravel()
+        for name, make in learners.items():
+            cost = streaming_cost(make, X, y, config["repeats"], classes)[0]
+            model = make().partial_fit(X[:64], y[:64], classes=classes)
+            size = (sum(value.nbytes for value in model._state.values())
+                    if hasattr(model, "_state") else model.coef_.nbytes)
+            lines.append(f"  d={d:<8d} {name:14s} {cost * 1e6:9.1f} us  {size / 1e9:6.3f} GB")
+            log(lines[-1])
     return lines
 
 
@@ -537,6 +568,7 @@ CONFIGS = {
         "sparse_dims": [10_000, 100_000, 1_000_000], "sparse_nnz": [10, 50, 200],
         "form_dims": [60, 120, 250, 500, 1000], "form_nnz": 14,
         "threads": (4_000, 1000), "memory_d": 500, "memory_rows": [16_384, 65_536],
+        "classes": 20, "classes_rows": 4_000, "classes_dims": [2**18],
         "learners": None,
     },
     "quick": {
@@ -545,6 +577,7 @@ CONFIGS = {
         "repeats": 1, "budget": 0.01, "vw": True, "sparse_rows": 400,
         "sparse_dims": [500, 5_000], "sparse_nnz": [5], "form_dims": [40, 400], "form_nnz": 5,
         "threads": (300, 40), "memory_d": 40, "memory_rows": [256, 1024],
+        "classes": 3, "classes_rows": 300, "classes_dims": [2_000],
         "learners": None,
     },
 }
@@ -558,6 +591,8 @@ def main(argv=None):
                         help="only the sparse section (and the environment)")
     parser.add_argument("--dense-only", action="store_true",
                         help="only the dense section (and the environment)")
+    parser.add_argument("--classes-only", action="store_true",
+                        help="only the section of many classes of sparse input")
     parser.add_argument("--sizes", type=int, nargs="+", metavar="M",
                         help="the dense section's sketch sizes")
     parser.add_argument("--learners", nargs="+", metavar="NAME",
@@ -577,18 +612,23 @@ def main(argv=None):
     start = time.perf_counter()
     log = print
     sections = {"Environment": environment()}
-    if not args.sparse_only:
+    dense = not (args.sparse_only or args.classes_only)
+    sparse = not (args.dense_only or args.classes_only)
+    everything = dense and sparse
+    if dense:
         rows, peers = dense_section(config, log)
         reference_m = 10 if 10 in config["sizes"] else config["sizes"][0]
         sections["Dense, one pass (us per example; ratios to peers run in the same process)"] = (
             dense_table(rows, peers, reference_m))
         sections["Growth of the cost (log-log slopes)"] = slopes(rows, config)
-    if not (args.sparse_only or args.dense_only):
+    if everything:
         sections["ADA-FFD against tau"] = tau_section(config, log)
-    if not args.dense_only:
+    if sparse:
         sections["Sparse input"] = sparse_section(config, log)
         sections["Sparse input at small d: the two forms"] = form_section(config, log)
-    if not (args.sparse_only or args.dense_only):
+    if sparse or args.classes_only:
+        sections["Many classes of sparse input"] = classes_section(config, log)
+    if everything:
         sections["Chunked partial_fit"] = chunking_section(config)
         sections["One-vs-rest in threads"] = threads_section(config)
         sections["JIT compilation and the on-disk cache"] = compile_section()
