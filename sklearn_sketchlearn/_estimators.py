@@ -13,6 +13,7 @@ import time
 import warnings
 from contextlib import contextmanager, nullcontext
 from numbers import Integral, Real
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -35,7 +36,8 @@ from sklearn.utils.validation import (
 )
 
 from . import _units
-from ._kernels._rows import own_columns
+from ._kernels._rows import distinct_sorted, own_columns
+from ._kernels._son_sparse import TOUCHED, VERSION
 from ._kernels._units import ENTRY_EXAMPLES
 from ._layout import STATE_LAYOUT, StateLayoutMixin, copied, writable
 from ._trial import TRIAL_MEMORY, Trial, trial_memory
@@ -298,6 +300,7 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
             self._state = writable(self._state)  # (a model loaded memory-mapped)
             if self._units is not None:
                 self._units = writable(self._units)
+            self._settle_block_model(X)
             self.update_rule_._tidy(self._state)
             if self._trial is not None:  # (its losses too: with_states copies them)
                 self._trial = self._trial.with_states([writable(rival["_state"])
@@ -335,6 +338,11 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
             raise
         for state in journaled:
             self.update_rule_._forget_call(state)
+
+    def _settle_block_model(self, X):
+        """Before a call that continues the state (``X``: a ``partial_fit``
+        call's rows, None for ``fit``) changes how the state holds the model:
+        nothing but for a multinomial classifier."""
 
     def _snapshots(self, X, restores, journaled):
         """For :meth:`_all_or_nothing`, each model's state as saved (the
@@ -803,13 +811,16 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         self._published = published
         return published
 
-    def _model_from_state(self, features=None):
+    def _model_from_state(self, features=None, small=None):
         """:meth:`_published_model`'s ``(coef_, intercept_, limits)``, computed now;
         with ``features`` (sorted columns, and the intercept's index, the
         number of features, if fitted; not in running units), ``coef_`` of
-        those columns only."""
+        those columns only; with ``small`` (a dict per problem), those of the
+        state's arrays replaced (see :class:`CutBlock`)."""
         states = [{key: value[k] for key, value in self._state.items()}
                   for k in range(self._state["weights"].shape[0])]
+        for state, replaced in zip(states, small or (), strict=False):
+            state.update(replaced)
         vectors = [self.update_rule_._coef(state, features) for state in states]
         # the state's own intercept, not the parameter's: set_params may have
         # changed it since (the next call then raises, _check_continues)
@@ -908,6 +919,23 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
+
+
+class CutBlock(NamedTuple):
+    """The model at the start of a multinomial block that a ``partial_fit``
+    call's end cut, kept over CSR rows in SON's sparse form without making it
+    whole (O(k m d)): its coefficients at the ``columns`` whose entries
+    learning has changed since, or can change before the call ends (see
+    :meth:`SketchedOnlineClassifier._changing_columns`), and the state's
+    small arrays at the block's start (``small``, a dict per class), with
+    which every other column's entries, unchanged since, give its
+    coefficients too (``w_j = w_bar_j + Z_j^T b`` at the column's version)."""
+
+    columns: np.ndarray
+    coef: np.ndarray
+    intercept: np.ndarray
+    limits: np.ndarray
+    small: list
 
 
 class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
@@ -1277,17 +1305,27 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
             return super()._offsets(X, order, weights)
         rows = X[order]
         length = self._multinomial_block(self._n_positive)
-        starts = self._n_positive % length == 0
-        if starts and order.size == length and sp.issparse(X) and self._units is None:
+        into_block = self._n_positive % length
+        ends = into_block + order.size == length
+        at_columns = sp.issparse(X) and self._units is None
+        cut = self._block_model if into_block else None
+        if at_columns and not into_block and ends:
             # the block ends in this call: its CSR rows need the model at their
             # own columns only, O(m) a weight where the whole model costs O(m d)
             # per class (20 classes of hashed text, d = 2^20: a pass took 37 s,
             # 2 of them learning)
             rows, coef, intercept, limits = self._block_model_at_columns(rows)
             self._block_model = None  # (no later call continues the block)
+        elif at_columns and (cut is None or isinstance(cut, CutBlock)) and self._keeps_columns():
+            # the call's end cuts the block: its model is kept at the columns
+            # learning can change until then (CutBlock), not made whole
+            rows, coef, intercept, limits, self._block_model = self._cut_block_at(cut, rows,
+                                                                                  ends)
         else:
-            if starts:
+            if not into_block:
                 self._block_model = self._model_from_state()
+            elif isinstance(cut, CutBlock):
+                self._block_model = self._whole_block_model(cut)
             coef, intercept, limits = self._block_model
             if sp.issparse(rows):  # (the product with the whole coef.T copies it: O(k d))
                 columns, rows = own_columns(rows)
@@ -1296,6 +1334,72 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         with np.errstate(over="ignore", invalid="ignore"):
             margins = self._clip(safe_sparse_dot(rows, coef.T) + intercept, limits)
             return other_classes_margins(np.ascontiguousarray(margins.T))
+
+    def _keeps_columns(self):
+        """Whether a block's model can be kept as a :class:`CutBlock` in this
+        call: SON's sparse form, in a call with the journal of one that has
+        room for its lazy changes (no column catches up in it) and without a
+        prior step on every weight (a growing floor), and no trial."""
+        state = self._state
+        if self._trial is not None or not state.get("journal_seen", np.empty(0)).size:
+            return False
+        return not self.update_rule_._floor_grows(state["floats"], self._fit_passes).any()
+
+    def _changing_columns(self, rows):
+        """The sorted columns whose entries learning may change from now to
+        this call's end: those of its CSR ``rows`` (its rest), and those of
+        FD's rows appended since its last shrink, which its next shrink
+        rewrites (``touched``; the intercept, which it lists too, apart)."""
+        state = self._state
+        touched = [state["touched"][k, :state["form"][k, TOUCHED]]
+                   for k in range(state["form"].shape[0])]
+        columns = distinct_sorted(np.concatenate([rows.indices.astype(np.int64), *touched]))
+        return columns[columns < rows.shape[1]]
+
+    def _cut_block_at(self, cut, rows, ends):
+        """``(rows', coef, intercept, limits, cut')``: the model at the start
+        of a block this call's end cuts (``cut``, None at the start) at the
+        columns of its CSR ``rows``, renumbered to match, and the
+        :class:`CutBlock` kept for its rest (None where these rows ``ends``
+        it), which holds the columns this call can still change."""
+        changing = self._changing_columns(rows)
+        columns, rows = own_columns(rows)
+        if cut is None:
+            coef, intercept, limits = self._model_at(changing)
+            state = self._state
+            small = [{key: state[key][k] for key in ("sketch_weights", "form", "floats")}
+                     | {key: state[key][k, :state["form"][k, VERSION]] for key in ("maps", "folds")}
+                     for k in range(state["form"].shape[0])]
+            cut = CutBlock(changing, coef, intercept, limits, copy.deepcopy(small))
+        else:
+            new = changing[~np.isin(changing, cut.columns, assume_unique=True)]
+            if new.size:
+                merged = np.concatenate([cut.columns, new])
+                order = np.argsort(merged, kind="stable")
+                coef = np.hstack([cut.coef, self._model_at(new, cut.small)[0]])
+                cut = cut._replace(columns=merged[order], coef=coef[:, order])
+        coef = cut.coef[:, np.searchsorted(cut.columns, columns)]
+        return rows, coef, cut.intercept, cut.limits, None if ends else cut
+
+    def _model_at(self, columns, small=None):
+        """:meth:`_model_from_state` at the sorted ``columns`` (the intercept apart)."""
+        fit_intercept = self._started_with["fit_intercept"]
+        return self._model_from_state(
+            np.append(columns, self.n_features_in_) if fit_intercept else columns, small)
+
+    def _whole_block_model(self, cut):
+        """The ``(coef, intercept, limits)`` a :class:`CutBlock` stands for, at every column."""
+        coef = self._model_from_state(small=cut.small)[0]
+        coef[:, cut.columns] = cut.coef
+        return coef, cut.intercept, cut.limits
+
+    def _settle_block_model(self, X):
+        # a CutBlock stays lazy only into a partial_fit call of CSR rows whose
+        # tidying leaves every column's entries as they are
+        cut = self.__dict__.get("_block_model")
+        if isinstance(cut, CutBlock) and (X is None or not sp.issparse(X)
+                                          or self.update_rule_._sweeps(self._state)):
+            self._block_model = self._whole_block_model(cut)
 
     def _block_model_at_columns(self, rows):
         """``(rows', coef, intercept, limits)``: the model at the columns the CSR

@@ -192,6 +192,66 @@ def test_csr_rows_in_the_sparse_form_learn_as_however_the_calls_cut_the_blocks(m
     assert chunked.progressive_loss_ == pytest.approx(whole.progressive_loss_, rel=1e-9)
 
 
+def stream_in_calls(X, labels, sketch, dense_at=None, pickle_at=None, refuse_at=None):
+    """SON's multinomial model streamed in calls of 7 rows (blocks of 8 and
+    more: every call cuts its block), chunk ``dense_at`` dense, a pickle
+    round trip before chunk ``pickle_at``, and a refused chunk (a NaN)
+    before chunk ``refuse_at``."""
+    model = SketchedOnlineClassifier(SketchedOnlineNewton(adagrad_start=40.0), sketch=sketch,
+                                     loss="log_loss", random_state=0)
+    for call, start in enumerate(range(0, X.shape[0], 7)):
+        rows = X[start : start + 7]
+        if call == pickle_at:
+            model = pickle.loads(pickle.dumps(model))
+        if call == refuse_at:
+            bad = rows.copy()
+            bad.data[0] = np.nan
+            with pytest.raises(ValueError, match="NaN"):
+                model.partial_fit(bad, labels[start : start + 7])
+        model.partial_fit(rows.toarray() if call == dense_at else rows,
+                          labels[start : start + 7], classes=[0, 1, 2, 3])
+    return model
+
+
+@pytest.mark.parametrize("sketch", ["auto", "oja", "rp", None])
+def test_a_block_cut_by_calls_keeps_its_model_at_the_columns_they_change(sketch, monkeypatch):
+    # a block that calls cut keeps the model at its start at the columns the
+    # calls change (CutBlock), not made whole (O(k m d) each call): the
+    # stream learns bitwise what it learns with whole models, through sweeps
+    # of every column between calls (versions kept: 2), a dense chunk, a
+    # pickle and a refused chunk inside blocks
+    rng = np.random.default_rng(0)
+    X = sp.random(400, 2000, density=0.004, format="csr", random_state=rng,
+                  data_rvs=rng.standard_normal)
+    labels = np.argmax(X @ rng.standard_normal((2000, 4)) + 0.3 * rng.standard_normal((400, 4)),
+                       axis=1)
+    monkeypatch.setattr("sklearn_sketchlearn.update_rules._sparse_form.max_versions",
+                        lambda n_features, capacity: 2)
+    whole_models = []
+    model_from_state = SketchedOnlineClassifier._model_from_state
+    monkeypatch.setattr(SketchedOnlineClassifier, "_model_from_state",
+                        lambda self, features=None, small=None: whole_models.append(
+                            features is None) or model_from_state(self, features, small))
+    settings = {"dense_at": 20, "pickle_at": 31, "refuse_at": 45}
+    lazy = stream_in_calls(X, labels, sketch, **settings)
+    assert lazy._state["form"][:, SPARSE].all()
+    made_whole = sum(whole_models)
+    monkeypatch.setattr(SketchedOnlineClassifier, "_keeps_columns", lambda self: False)
+    whole_models.clear()
+    eager = stream_in_calls(X, labels, sketch, **settings)
+    # (whole models: one per block the calls cut, 30 here; kept at columns, only
+    # where a sweep or the dense chunk comes inside a block, and for coef_)
+    assert made_whole <= sum(whole_models) // 2
+    np.testing.assert_array_equal(lazy.coef_, eager.coef_)
+    np.testing.assert_array_equal(lazy.intercept_, eager.intercept_)
+    assert lazy.progressive_loss_ == eager.progressive_loss_
+    # and what one call learns, to the rounding of the columns' catch-ups
+    one_call = SketchedOnlineClassifier(SketchedOnlineNewton(adagrad_start=40.0), sketch=sketch,
+                                        loss="log_loss", random_state=0)
+    one_call.partial_fit(X, labels, classes=[0, 1, 2, 3])
+    np.testing.assert_allclose(lazy.coef_, one_call.coef_, rtol=1e-9, atol=1e-12)
+
+
 def test_probabilities_are_the_softmax_of_the_decisions(data):
     X, labels, _ = data
     model = SketchedOnlineClassifier(loss="log_loss", random_state=0).fit(X, labels)

@@ -268,6 +268,12 @@ class BaseUpdateRule(BaseEstimator):
         classes share."""
         return False
 
+    @staticmethod
+    def _sweeps(states):
+        """Whether :meth:`_tidy` will rewrite every feature's entries of
+        ``states`` (how the model is held, not the model): none here."""
+        return False
+
     def _tidy(self, states):
         """Change how ``states`` holds the model, in place, before a call
         continues it (and takes its snapshot): never the model itself, so an

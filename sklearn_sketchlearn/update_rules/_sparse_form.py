@@ -209,6 +209,16 @@ class SparseFormRule:
                    FREQUENT_DIRECTIONS: n_rows // max(capacity - rank + 1, 1) + 1}
         return records.get(kind, 0)
 
+    @staticmethod
+    def _sweeps(states):
+        """Whether :meth:`_tidy` will bring every column up to date (rewrite
+        each one's entries, not the model)."""
+        form = states["form"]
+        if not (form[:, SPARSE].all() and states["rows"].flags.c_contiguous):
+            return False
+        limit = max_versions(states["weights"].shape[1], states["rows"].shape[1])
+        return bool((form[:, VERSION] >= limit).any())
+
     def _tidy(self, states):
         # Every column catches up once the versions kept reach max_versions,
         # as the kernel would have in a call, and versions grown for the last
@@ -225,7 +235,7 @@ class SparseFormRule:
             return
         n_features, capacity = states["weights"].shape[1], states["rows"].shape[1]
         limit = max_versions(n_features, capacity)
-        if (form[:, VERSION] >= limit).any():  # (every problem's then)
+        if self._sweeps(states):  # (every problem's then)
             for k in range(form.shape[0]):
                 catch_up_all(states["rows"][k].reshape(n_features, capacity),
                              states["weights"][k], states["versions"][k], states["maps"][k],
