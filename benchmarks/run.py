@@ -325,10 +325,9 @@ def sparse_section(config, log):
 
 def classes_section(config, log):
     """Many classes of wide CSR rows: the default classifier's multinomial model
-    (a model per class, and a block of them cut by a call's end needs every
-    class's whole model, O(k m d) once a call) against Oja's sketch, no sketch
-    and SGDClassifier's one-vs-rest: time per example streamed as in
-    :func:`streaming_cost`, and the model's bytes."""
+    (a model per class, learned in blocks whose model a call's end may cut)
+    against Oja's sketch, no sketch and SGDClassifier's one-vs-rest: time per
+    example streamed as in :func:`streaming_cost`, and the model's bytes."""
     n, nnz, n_classes = config["classes_rows"], 50, config["classes"]
     classes = np.arange(n_classes)
     learners = {"default": partial(SketchedOnlineClassifier, random_state=0),

@@ -1345,16 +1345,16 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
             return False
         return not self.update_rule_._floor_grows(state["floats"], self._fit_passes).any()
 
-    def _changing_columns(self, rows):
+    def _changing_columns(self, columns):
         """The sorted columns whose entries learning may change from now to
-        this call's end: those of its CSR ``rows`` (its rest), and those of
-        FD's rows appended since its last shrink, which its next shrink
-        rewrites (``touched``; the intercept, which it lists too, apart)."""
+        this call's end: ``columns``, those of its CSR rows (its rest), and
+        those of FD's rows appended since its last shrink, which its next
+        shrink rewrites (``touched``; the intercept, which it lists too, apart)."""
         state = self._state
         touched = [state["touched"][k, :state["form"][k, TOUCHED]]
                    for k in range(state["form"].shape[0])]
-        columns = distinct_sorted(np.concatenate([rows.indices.astype(np.int64), *touched]))
-        return columns[columns < rows.shape[1]]
+        changing = distinct_sorted(np.concatenate([columns, *touched]))
+        return changing[changing < self.n_features_in_]
 
     def _cut_block_at(self, cut, rows, ends):
         """``(rows', coef, intercept, limits, cut')``: the model at the start
@@ -1362,15 +1362,16 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         columns of its CSR ``rows``, renumbered to match, and the
         :class:`CutBlock` kept for its rest (None where these rows ``ends``
         it), which holds the columns this call can still change."""
-        changing = self._changing_columns(rows)
         columns, rows = own_columns(rows)
+        changing = self._changing_columns(columns)
         if cut is None:
             coef, intercept, limits = self._model_at(changing)
             state = self._state
-            small = [{key: state[key][k] for key in ("sketch_weights", "form", "floats")}
-                     | {key: state[key][k, :state["form"][k, VERSION]] for key in ("maps", "folds")}
+            small = [{key: state[key][k].copy() for key in ("sketch_weights", "form", "floats")}
+                     | {key: state[key][k, :state["form"][k, VERSION]].copy()
+                        for key in ("maps", "folds")}
                      for k in range(state["form"].shape[0])]
-            cut = CutBlock(changing, coef, intercept, limits, copy.deepcopy(small))
+            cut = CutBlock(changing, coef, intercept, limits, small)
         else:
             new = changing[~np.isin(changing, cut.columns, assume_unique=True)]
             if new.size:
@@ -1404,10 +1405,8 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
     def _block_model_at_columns(self, rows):
         """``(rows', coef, intercept, limits)``: the model at the columns the CSR
         ``rows`` store, and the rows with those columns renumbered to match."""
-        n_features = rows.shape[1]
         columns, rows = own_columns(rows)
-        features = np.append(columns, n_features) if self.fit_intercept else columns
-        return (rows, *self._model_from_state(features))
+        return (rows, *self._model_at(columns))
 
     def _center_classes(self):
         """Remove the weights the classes share (where the update rule asks:

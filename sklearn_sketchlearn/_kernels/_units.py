@@ -285,4 +285,3 @@ def weights_in_units(weights, unit, stats, by_feature, features, root, out):
         if root:
             s = np.sqrt(s)
         out[p] = weights[p] * unit / s if s > 0.0 else 0.0
-
