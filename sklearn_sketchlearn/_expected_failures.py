@@ -18,9 +18,10 @@ def expected_failed_checks(estimator):
     pairing of an update rule and a sketch that the estimators accept, at the
     rules' default settings. The failures are a property of online learning:
     sample weights are not repeated examples. Settings that learn in the
-    data's own units (``feature_scaling=None``, the papers' fixed steps) can
-    diverge on the checks' unscaled data, which the estimators report with a
-    ``ValueError``; such checks are not listed.
+    data's own units or steps (``feature_scaling=None``, the papers' fixed
+    steps and fixed ridge) can diverge on the checks' data, which the
+    estimators report with a ``ValueError``, or learn too little to pass a
+    check's score; such checks are not listed.
 
     Parameters
     ----------

@@ -360,9 +360,10 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
         repeated = bool(repeated_from) and t >= repeated_from and (
             stream_from is None or t < stream_from)
         repetition = (min(t, stream_from or t) // repeated_from) if repeated_from else 0
-        pass_weight = 2.0 ** repetition if eta0 == 0 else 1.0
+        doubling = eta0 == 0 and adaptive  # (the papers' schedule and fixed ridge: equal)
+        pass_weight = 2.0 ** repetition if doubling else 1.0
         weight_before, passes_weight = passes_weight, (
-            2.0 ** (repetition + 1) - 1 if eta0 == 0 else repetition + 1.0)
+            2.0 ** (repetition + 1) - 1 if doubling else repetition + 1.0)
         if (adaptive and n_sketched > 0 and passes_weight > weight_before
                 and sketch.kind not in ("oja", "rp")):
             # the prior grew: its Newton step, with its growth's curvature in A,

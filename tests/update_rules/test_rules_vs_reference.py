@@ -972,7 +972,7 @@ def test_son_adagrads_units_take_rows_after_fit_at_their_own_weight(sketch):
 def test_son_fit_passes_weigh_as_much_as_all_before_them():
     # each pass weighs one more than all the passes before it together, so
     # the passes so far weigh 2^(k+1) - 1, until the weights stop growing; the
-    # papers' step schedule (eta0 > 0) weighs every pass 1
+    # papers' step schedule (eta0 > 0) and their fixed ridge weigh every pass 1
     rule, schedule = SketchedOnlineNewton(), SketchedOnlineNewton(eta0=0.1)
     cap = SketchedOnlineNewton._PASS_WEIGHT_GROWS_UNTIL
     for k in range(cap + 1):
@@ -982,8 +982,27 @@ def test_son_fit_passes_weigh_as_much_as_all_before_them():
         assert rule._pass_weight(k) == 2.0 ** cap
     beyond = 2.0 ** (cap + 1) - 1.0 + 3 * 2.0 ** cap  # (past 2^53: rounded)
     assert rule._weight_so_far(cap + 3) == pytest.approx(beyond, rel=1e-15)
-    for k in range(10):
-        assert schedule._pass_weight(k) == 1.0 and schedule._weight_so_far(k) == k + 1.0
+    for papers in (schedule, SketchedOnlineNewton(ridge="fixed")):
+        for k in range(10):
+            assert papers._pass_weight(k) == 1.0 and papers._weight_so_far(k) == k + 1.0
+
+
+def test_son_fit_over_a_fixed_ridge_without_a_sketch_is_constant_step_sgd():
+    # A = alpha I: every pass steps w -= l'(p) x / alpha, as plain SGD does;
+    # with fit's passes weighed 2^k the steps grew past stability (2 |x|^2 /
+    # alpha = 0.4 here, 3.2 by the fourth pass) and the weights diverged
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((200, 5))
+    y = X @ rng.standard_normal(5) + 0.5 * rng.standard_normal(200)
+    alpha = 30.0
+    rule = SketchedOnlineNewton(alpha, ridge="fixed", bound=None, feature_scaling=None)
+    model = SketchedOnlineRegressor(rule, sketch=None, fit_intercept=False, shuffle=False,
+                                    max_iter=6, tol=None).fit(X, y)
+    w = np.zeros(5)
+    for _ in range(6):
+        for x, target in zip(X, y, strict=True):
+            w -= 2.0 * (w @ x - target) * x / alpha
+    np.testing.assert_allclose(model.coef_, w, rtol=1e-12, atol=1e-14)
 
 
 def test_son_fit_reaches_the_minimum_of_the_log_loss_and_its_prior(monkeypatch):
