@@ -22,7 +22,7 @@ from sklearn import get_config
 from sklearn.base import BaseEstimator, RegressorMixin, _fit_context, clone, is_classifier
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model._base import LinearClassifierMixin
-from sklearn.utils import check_random_state, compute_class_weight
+from sklearn.utils import assert_all_finite, check_random_state, compute_class_weight
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.metaestimators import available_if
@@ -887,13 +887,20 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
     def _validate_Xy(self, X, y, *, first_call, y_numeric):
         check_sparse_structure(X)
         if first_call:
-            return check_X_y(X, y, estimator=self, y_numeric=y_numeric, **CHUNK_CHECKS)
-        # a stream's later chunks are usually plain arrays: skip the general
-        # machinery (dataframe probing) that costs more than a short chunk
-        checked = plain_chunk(self, X, y)
-        if checked is not None:
-            return checked
-        return validate_data(self, X, y, reset=False, y_numeric=y_numeric, **CHUNK_CHECKS)
+            X, y = check_X_y(X, y, estimator=self, y_numeric=y_numeric, **CHUNK_CHECKS)
+        else:
+            # a stream's later chunks are usually plain arrays: skip the general
+            # machinery (dataframe probing) that costs more than a short chunk
+            checked = plain_chunk(self, X, y)
+            if checked is not None:
+                return checked
+            X, y = validate_data(self, X, y, reset=False, y_numeric=y_numeric, **CHUNK_CHECKS)
+        if y_numeric and y.dtype.kind not in "biuf":
+            # numbers as text (a CSV read without conversion), which SGDRegressor
+            # takes too; y_numeric converts only an object array
+            y = np.asarray(y, dtype=np.float64)
+            assert_all_finite(y, estimator_name=type(self).__name__, input_name="y")
+        return X, y
 
     def _rows_to_predict(self, X):
         """``X`` validated for a prediction by the fitted model (as

@@ -613,6 +613,28 @@ def test_regressor_streams_and_fits(stream):
     np.testing.assert_allclose(streamed.coef_, once.coef_, rtol=1e-12)
 
 
+def test_a_regressor_takes_targets_written_as_numbers_in_text(stream):
+    # a CSV read without conversion; SGDRegressor takes them, and ours died in
+    # numpy (np.median of strings) before they were converted
+    X, _ = stream
+    y = X @ np.linspace(-1, 1, 8) + 0.5
+    for rule in ("son", "adagrad"):
+        expected = SketchedOnlineRegressor(rule, random_state=0).fit(X, y)
+        as_text = SketchedOnlineRegressor(rule, random_state=0).fit(X, y.astype(str))
+        np.testing.assert_array_equal(as_text.coef_, expected.coef_)
+        streamed = SketchedOnlineRegressor(rule, random_state=0).partial_fit(X[:50], y[:50])
+        streamed.partial_fit(X[50:], y[50:].astype(str))
+        reference = SketchedOnlineRegressor(rule, random_state=0).partial_fit(X[:50], y[:50])
+        np.testing.assert_array_equal(streamed.coef_, reference.partial_fit(X[50:], y[50:]).coef_)
+    before = pickle.dumps(streamed)
+    for bad, message in (("nan", "Input y contains NaN"), ("many", "could not convert")):
+        text = y[50:].astype(str)
+        text[3] = bad
+        with pytest.raises(ValueError, match=message):
+            streamed.partial_fit(X[50:], text)
+        assert pickle.dumps(streamed) == before
+
+
 # -- bad input ---------------------------------------------------------------
 
 
