@@ -368,6 +368,7 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
                 saved_states.append(partial[0])
                 restores.append(partial[1])
                 journaled.append(self._state)  # (a trial may swap it out: _swap)
+            self.update_rule_._make_room(self._state, self.sketch_, X)
         return saved_states
 
     # -- learning -----------------------------------------------------------
@@ -816,7 +817,9 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         with ``features`` (sorted columns, and the intercept's index, the
         number of features, if fitted; not in running units), ``coef_`` of
         those columns only; with ``small`` (a dict per problem), those of the
-        state's arrays replaced (see :class:`CutBlock`)."""
+        state's arrays replaced (see :class:`CutBlock`), at ``features`` whose
+        entries have not changed since: not the intercept's, which every
+        example changes (its ``intercept_`` is 0 here)."""
         states = [{key: value[k] for key, value in self._state.items()}
                   for k in range(self._state["weights"].shape[0])]
         for state, replaced in zip(states, small or (), strict=False):
@@ -831,10 +834,11 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
                             self._target_limits(self._targets_reach))
         # one copy of the d-long vectors (a joint rule's problem holds one per
         # output), the intercept apart
-        n_coef = vectors[0].shape[-1] - fit_intercept
+        with_intercept = fit_intercept and small is None
+        n_coef = vectors[0].shape[-1] - with_intercept
         coef = np.vstack([vector[..., :n_coef] for vector in vectors])
         intercept = (np.hstack([vector[..., n_coef] for vector in vectors]) + self._target_offset
-                     if fit_intercept else np.zeros(coef.shape[0]))
+                     if with_intercept else np.zeros(coef.shape[0]))
         return (*self._shaped_coef(coef, intercept), limits)
 
     def _epsilon(self):
@@ -1391,13 +1395,19 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
 
     def _model_at(self, columns, small=None):
         """:meth:`_model_from_state` at the sorted ``columns`` (the intercept apart)."""
-        fit_intercept = self._started_with["fit_intercept"]
+        with_intercept = self._started_with["fit_intercept"] and small is None
         return self._model_from_state(
-            np.append(columns, self.n_features_in_) if fit_intercept else columns, small)
+            np.append(columns, self.n_features_in_) if with_intercept else columns, small)
 
     def _whole_block_model(self, cut):
-        """The ``(coef, intercept, limits)`` a :class:`CutBlock` stands for, at every column."""
-        coef = self._model_from_state(small=cut.small)[0]
+        """The ``(coef, intercept, limits)`` a :class:`CutBlock` stands for, at
+        every column: its own, and the others' from its small arrays (only
+        theirs: a column that changed since has entries of a later version,
+        past what they hold)."""
+        unchanged = np.setdiff1d(np.arange(self.n_features_in_), cut.columns, assume_unique=True)
+        coef = np.empty((cut.coef.shape[0], self.n_features_in_))
+        if unchanged.size:
+            coef[:, unchanged] = self._model_at(unchanged, cut.small)[0]
         coef[:, cut.columns] = cut.coef
         return coef, cut.intercept, cut.limits
 

@@ -761,20 +761,27 @@ def test_versions_grow_for_a_call_and_a_failed_call_changes_nothing(sketch, monk
     model = models[0]
     n_versions = model._state["maps"].shape[1]
     assert model._state["form"][0, 1] == 1  # the sparse form
-    snapshot, snapshots = SketchedOnlineNewton._partial_snapshot, []
+    snapshot, make_room, snapshots, sizes = (SketchedOnlineNewton._partial_snapshot,
+                                             SketchedOnlineNewton._make_room, [], [])
 
     def spy(rule, states, sketch, rows):
         saved = snapshot(rule, states, sketch, rows)
         if sp.issparse(rows):
-            snapshots.append((saved is not None, states["maps"].shape[1]))
+            snapshots.append(saved is not None)
         return saved
 
+    def room_spy(rule, states, sketch, rows):
+        make_room(rule, states, sketch, rows)
+        if sp.issparse(rows):
+            sizes.append(states["maps"].shape[1])
+
     monkeypatch.setattr(SketchedOnlineNewton, "_partial_snapshot", spy)
+    monkeypatch.setattr(SketchedOnlineNewton, "_make_room", room_spy)
     for begin in (100, 200):
         for rows, learner in zip((X, X.toarray()), models, strict=True):
             learner.partial_fit(rows[begin:begin + 100], y[begin:begin + 100])
-    assert [partial for partial, _ in snapshots] == [True, True]
-    assert all(size > n_versions for _, size in snapshots)
+    assert snapshots == [True, True]
+    assert len(sizes) == 2 and all(size > n_versions for size in sizes)
     model.update_rule_._tidy(model._state)  # (what the next call does first)
     assert model._state["maps"].shape[1] == n_versions
     np.testing.assert_allclose(model.coef_, models[1].coef_, rtol=0,
@@ -783,7 +790,7 @@ def test_versions_grow_for_a_call_and_a_failed_call_changes_nothing(sketch, monk
     bad = sp.csr_matrix(blow_up(X[300:312].toarray(), first_row=6))
     with pytest.raises(ValueError, match="diverged"):
         model.partial_fit(bad, y[300:312])
-    assert snapshots[-1][0]
+    assert snapshots[-1]
     assert pickle.dumps(model) == before
 
 

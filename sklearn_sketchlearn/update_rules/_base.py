@@ -248,12 +248,16 @@ class BaseUpdateRule(BaseEstimator):
         the state (``states``: every problem's arrays, stacked) that costs less
         than copying every array, or None to copy them all. Returns ``(saved,
         restore)``: ``saved`` is to be the state after a failed call once
-        ``restore()`` has run. A rule may then change how the live state is
-        held for the call, never the model (SON grows its lazy versions), as
-        ``saved`` keeps the arrays as they were, and add arrays that its kernel
-        fills for the call (SON's journal), which :meth:`_forget_call` drops
-        once the call has succeeded."""
+        ``restore()`` has run. A rule may add arrays that its kernel fills for
+        the call (SON's journal), which :meth:`_forget_call` drops once the
+        call has succeeded."""
         return None
+
+    def _make_room(self, states, sketch, X):
+        """Change how the live state is held for a ``partial_fit`` call on ``X``
+        (None: ``fit``), never the model, once it is saved (whatever the
+        saving: the saved state keeps the arrays as they were). SON and ADA-FD
+        grow their lazy versions."""
 
     def _forget_call(self, states):
         """Drop from ``states`` what :meth:`_partial_snapshot` added for a call

@@ -78,17 +78,11 @@ class SparseFormRule:
                     *self._JOURNAL)
         return self._JOURNAL
 
-    def _partial_snapshot(self, states, sketch, X):
-        # On CSR rows that take the sparse form (the state in it and the call
-        # too: leaving it rewrites every column) the kernel changes a feature's
-        # entries (w_bar_j, Z_j, SON's units, its version) only where an example
-        # has it (the intercept too), and FD's shrink those of the rows
-        # appended since the last one (``touched``), unless every column
-        # catches up: that happens only when the lazy changes run out, which
-        # the call cannot reach if the changes it can record (``_records``) fit
-        # in the versions kept. They are made to fit for the call, up to a
-        # quarter of the size of Z (the saved state keeps the arrays as they
-        # were); a call that can record more saves everything (see _tidy).
+    def _versions_needed(self, states, sketch, X):
+        """The lazy versions a ``partial_fit`` call on CSR rows ``X`` that take
+        the sparse form (the state in it and the call too: leaving it rewrites
+        every column) can record (``_records``) past those recorded, or None
+        where it cannot take them: where every column may catch up in it."""
         form = states["form"]
         if not (sp.issparse(X) and X.format == "csr" and form[:, SPARSE].all()
                 and states["rows"].flags.c_contiguous) or self._target_units:
@@ -101,11 +95,38 @@ class SparseFormRule:
         # upper bound, so a call counted sparse here takes the sparse form)
         if not self._sparse_form(n_features, capacity, X.nnz, n_rows):
             return None
-        n_versions = states["maps"].shape[1]
         needed = form[:, VERSION].max() + self._records(sketch, n_rows, capacity)
-        if needed > max(n_versions, n_features // (4 * max(capacity, 1))):
+        if needed > max(states["maps"].shape[1], n_features // (4 * max(capacity, 1))):
             return None
-        n_touched = form[:, TOUCHED].max()
+        return needed
+
+    def _make_room(self, states, sketch, X):
+        # The versions kept are made to fit the changes a call can record, up to
+        # a quarter of the size of Z, so that no column catches up inside it
+        # (at the next call's start instead, see _tidy); a call that can record
+        # more catches every column up when they run out. Whatever the call
+        # saves (a partial snapshot, or copies under threads): where the columns
+        # catch up decides their rounding, which n_jobs must not change.
+        needed = self._versions_needed(states, sketch, X)
+        n_versions = states["maps"].shape[1]
+        for key in ("maps", "folds") if needed is not None and needed > n_versions else ():
+            grown = np.zeros((states[key].shape[0], needed, *states[key].shape[2:]))
+            grown[:, :n_versions] = states[key]
+            states[key] = grown
+
+    def _partial_snapshot(self, states, sketch, X):
+        # On CSR rows that take the sparse form the kernel changes a feature's
+        # entries (w_bar_j, Z_j, SON's units, its version) only where an example
+        # has it (the intercept too), and FD's shrink those of the rows
+        # appended since the last one (``touched``), unless every column
+        # catches up: that happens only when the lazy changes run out, which
+        # the call cannot reach when _make_room gives them room (the saved
+        # state keeps the arrays as they were); a call that can record more
+        # saves everything (see _tidy).
+        if self._versions_needed(states, sketch, X) is None:
+            return None
+        n_rows, n_features = X.shape[0], states["weights"].shape[1]
+        n_touched = states["form"][:, TOUCHED].max()
         views = self._by_feature(states)
         # (the views of arrays without a value per feature hold nothing to save)
         by_feature = {key: value for key, value in views.items()
@@ -130,10 +151,6 @@ class SparseFormRule:
             restore_columns()
             states["touched"][:, :n_written] = touched
 
-        for key in ("maps", "folds") if needed > n_versions else ():
-            grown = np.zeros((form.shape[0], needed, *states[key].shape[2:]))
-            grown[:, :n_versions] = states[key]
-            states[key] = grown
         return saved, restore
 
     @staticmethod
