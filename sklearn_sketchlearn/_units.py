@@ -258,7 +258,7 @@ def observe(units, X, y=None, sample_weight=None):
         count = units["count"]
         mean, deviations = np.empty(X.shape[1]), np.empty(X.shape[1])
         for begin in range(0, X.shape[0], max(block, 1)):
-            rows = X[begin:begin + block]
+            rows = X if block >= X.shape[0] else X[begin:begin + block]  # a CSR slice copies
             rows = rows.toarray() if sp.issparse(rows) else rows
             part = weights[begin:begin + block]
             m = float(part.sum())
