@@ -50,3 +50,11 @@ def test_the_command_refuses_n_jobs_without_compile():
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2
     assert "--n-jobs sets how many pairings --compile compiles at once" in done.stderr
+
+
+def test_the_command_refuses_to_compile_in_no_process():
+    # joblib's traceback ("n_jobs == 0 in Parallel has no meaning") came instead
+    done = subprocess.run([sys.executable, "-m", "sklearn_sketchlearn", "--compile",
+                           "--n-jobs", "0"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "--n-jobs 0 would compile nothing" in done.stderr

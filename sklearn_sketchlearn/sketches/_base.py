@@ -136,8 +136,7 @@ class BaseSketch(StateLayoutMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         try:
             with np.errstate(over="ignore", invalid="ignore"):  # (refused below)
                 yield
-            finite = all(np.isfinite(value).all() for value in self._state.values()
-                         if value.dtype.kind == "f")
+            finite = self._finite_state()
         except np.linalg.LinAlgError:  # an eigensolver met the overflow
             finite = False
         except BaseException:
@@ -152,6 +151,12 @@ class BaseSketch(StateLayoutMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
                 "finite); the sketch is left as it was before the call. Scale the input "
                 "(StandardScaler)."
             )
+
+    def _finite_state(self):
+        """Whether the state holds only finite numbers (and nothing computed
+        from it will overflow)."""
+        return all(np.isfinite(value).all() for value in self._state.values()
+                   if value.dtype.kind == "f")
 
     def _state_params(self):
         """The parameters the fitted state depends on: all but ``random_state``,

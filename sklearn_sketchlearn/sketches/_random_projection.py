@@ -104,6 +104,17 @@ class RandomProjectionSketch(BaseSketch):
     def _factor(self):
         return self._state["rows"], 0.0
 
+    def _finite_state(self):
+        # Unlike the other sketches, whose state holds their Gram matrix, the
+        # state is the factor S alone: entries of 1e155 are finite, S^T S not.
+        # No entry of S^T S (get_gram) or S S^T (inverse_operator) exceeds the
+        # largest on its diagonal: the squared norms of S's columns and rows.
+        rows = self._state["rows"]
+        with np.errstate(over="ignore", invalid="ignore"):
+            squares = rows * rows
+            return (super()._finite_state() and bool(np.isfinite(squares.sum(axis=0)).all())
+                    and bool(np.isfinite(squares.sum(axis=1)).all()))
+
     def _append(self, other):
         """Add the sketch of the rows that follow this sketch's in one stream.
 
