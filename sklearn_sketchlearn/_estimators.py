@@ -585,7 +585,7 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
                         trial_losses = np.zeros((len(sums), order.size))
                     for model in self._each_model():
                         offsets = self._offsets(X, order, weights)
-                        decisions = np.empty((self._n_decision_rows(), order.size))
+                        decisions = np.zeros((self._n_decision_rows(), order.size))
                         jobs = [(k, (*rows, kernel_order, targets[k], weights[k], offsets[k],
                                      kernel_limits), loss, settings, decisions)
                                 for k in range(n_problems)]
@@ -905,6 +905,24 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
             y = np.asarray(y, dtype=np.float64)
             assert_all_finite(y, estimator_name=type(self).__name__, input_name="y")
         return X, y
+
+    def _scores(self, X):
+        """``X @ coef_.T + intercept_`` of the rows ``X`` to predict. Finite
+        rows far beyond those learned (1e308) overflow the product: a score of
+        +-inf is its limit (probabilities follow it, a regressor clips it),
+        one of NaN (inf - inf) has none and is refused; numpy only warned, and
+        NaN probabilities and arbitrary labels came out."""
+        X = self._rows_to_predict(X)
+        with np.errstate(over="ignore", invalid="ignore"):
+            scores = safe_sparse_dot(X, self.coef_.T, dense_output=True) + self.intercept_
+        if np.isnan(scores).any():
+            row = np.flatnonzero(np.isnan(scores.reshape(X.shape[0], -1)).any(axis=1))[0]
+            raise ValueError(
+                f"The model's score of row {row} of X is not a number: X @ coef_ overflowed "
+                "both ways (inf - inf) on values far beyond those it learned from. Scale X "
+                "as its training rows were."
+            )
+        return scores
 
     def _rows_to_predict(self, X):
         """``X`` validated for a prediction by the fitted model (as
@@ -1537,8 +1555,7 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
             The score of the positive class (binary) or of each class.
         """
-        X = self._rows_to_predict(X)
-        scores = safe_sparse_dot(X, self.coef_.T, dense_output=True) + self.intercept_
+        scores = self._scores(X)
         return self._clip(scores.ravel() if scores.shape[1] == 1 else scores)
 
     @available_if(_check_proba)
@@ -1937,5 +1954,4 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
         y_pred : ndarray of shape (n_samples,)
             Predicted values.
         """
-        X = self._rows_to_predict(X)
-        return self._clip(safe_sparse_dot(X, self.coef_, dense_output=True) + self.intercept_[0])
+        return self._clip(self._scores(X))

@@ -568,6 +568,34 @@ def test_a_denser_csr_chunk_that_diverges_in_the_dense_form_changes_nothing(sket
     assert pickle.dumps(model) == before
 
 
+def test_predicting_rows_whose_scores_overflow_both_ways_is_refused(stream):
+    # finite rows far beyond the training data overflow X @ coef_ to inf - inf:
+    # numpy warned, and NaN decisions, probabilities and arbitrary labels came
+    # out (a score of +-inf is a limit, which probabilities and clips follow).
+    # Rows learned at 1e-3 give weights of ~1e3, so that two entries of 1.7e308
+    # of opposite products overflow each alone (summed in order: CSR rows).
+    X, y = stream
+    targets = X @ np.linspace(-1, 1, X.shape[1])
+    X = X * 1e-3
+    classifier = SketchedOnlineClassifier(loss="log_loss", random_state=0).fit(X, y)
+    regressor = SketchedOnlineRegressor(random_state=0).fit(X, targets)
+    with warnings.catch_warnings():  # (scikit-learn's own check of X may warn of inf - inf)
+        warnings.filterwarnings("error", module="sklearn_sketchlearn")
+        for model, methods in ((classifier, ("decision_function", "predict_proba", "predict")),
+                               (regressor, ("predict",))):
+            coef = np.atleast_2d(model.coef_)[0]
+            first, second = np.argsort(-np.abs(coef))[:2]
+            assert abs(coef[second]) > 1.0
+            huge = np.zeros((2, coef.size))
+            huge[:, first] = 1.7e308 * np.sign(coef[first])
+            huge[:, second] = -1.7e308 * np.sign(coef[second])
+            huge = sp.csr_matrix(huge)
+            for method in methods:
+                with pytest.raises(ValueError, match="score of row 0 of X is not a number"):
+                    getattr(model, method)(huge)
+        assert np.isfinite(classifier.decision_function(X)).all()  # (ordinary rows predict)
+
+
 def test_targets_beyond_a_float_from_their_offset_are_refused():
     model = SketchedOnlineRegressor(random_state=0)
     X = np.random.default_rng(0).standard_normal((4, 3))
