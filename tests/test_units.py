@@ -940,3 +940,31 @@ def test_the_targets_median_magnitude_is_the_same_however_the_stream_is_chunked(
     assert one["target_log_median"] == chunked["target_log_median"]
     # (the median of |t_1.5| is about 0.84: within the running median's noise)
     assert 0.5e3 < np.exp(one["target_log_median"]) < 1.5e3
+
+
+@pytest.mark.parametrize("rule, offset", [("son", 1e13), ("ada_fd", 1e11), ("adagrad", 1e11),
+                                          ("ogd", 1e11), ("sdrogd", 1e11)])
+def test_a_spread_on_a_large_offset_is_learned_as_without_it(rule, offset):
+    # a spread of 1 on an offset of 1e11-1e13 (nanosecond timestamps) is still
+    # held by float64 to ~5 digits; the cut-offs of 1e-20 (the estimator's
+    # units: chunk means summed as they are, off by ~n eps) and of SON's 1e-24
+    # took such features for constants, and nothing was learned (0.500)
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((1200, 6))
+    y = (X @ rng.standard_normal(6) + 0.3 * rng.standard_normal(1200) > 0).astype(int)
+    scores = [SketchedOnlineClassifier(rule, random_state=0).fit(Z[:1000], y[:1000])
+              .score(Z[1000:], y[1000:]) for Z in (X, X + offset)]
+    assert scores[0] > 0.9 and abs(scores[1] - scores[0]) <= 0.02
+
+
+def test_a_constant_feature_has_no_spread_on_any_offset():
+    # chunk means summed shifted by a first row: n equal numbers' mean is exact,
+    # whatever the weights, so a constant feature never takes units
+    rng = np.random.default_rng(0)
+    for offset in (0.1, 3.7e11, -2.3e100):
+        X = np.column_stack([np.full(500, offset), rng.standard_normal(500)])
+        units = _units.new_units(2, True)
+        for start in range(0, 500, 64):
+            _units.observe(units, X[start:start + 64], sample_weight=rng.uniform(0.1, 3.0, 64)
+                           [:X[start:start + 64].shape[0]])
+        assert units["squared_deviations"][0] == 0.0 and units["mean"][0] == offset

@@ -12,7 +12,12 @@ from ._units import count_magnitude, left_unit, stood_out, young_unit_grew
 @jit(strict=True)  # the deviations are sums of squares of differences: keep them exact
 def weighted_moments(X, weights, mean, deviations, nonzero_weight):
     """``mean = sum_i w_i x_i / sum w``, ``deviations = sum_i w_i (x_i - mean)^2``,
-    and ``nonzero_weight[j] += sum_{i: x_ij != 0} w_i`` unless it is empty."""
+    and ``nonzero_weight[j] += sum_{i: x_ij != 0} w_i`` unless it is empty.
+
+    The mean is summed shifted by the first row, ``x_0 + sum_i w_i (x_i -
+    x_0) / sum w``: a constant feature's is exact, and so its deviations are
+    0 (summed as they are, n equal numbers' mean is off by ~n eps, whose
+    square passed a spread of 1e-12 of a large offset for rounding)."""
     n_samples, n_features = X.shape
     counting = nonzero_weight.shape[0] > 0
     total = 0.0
@@ -21,12 +26,12 @@ def weighted_moments(X, weights, mean, deviations, nonzero_weight):
     for i in range(n_samples):
         total += weights[i]
         for j in range(n_features):
-            mean[j] += weights[i] * X[i, j]
+            mean[j] += weights[i] * (X[i, j] - X[0, j])
         if counting:
             for j in range(n_features):
                 nonzero_weight[j] += weights[i] * (X[i, j] != 0.0)
     for j in range(n_features):
-        mean[j] /= total
+        mean[j] = X[0, j] + mean[j] / total
     for i in range(n_samples):
         for j in range(n_features):
             difference = X[i, j] - mean[j]

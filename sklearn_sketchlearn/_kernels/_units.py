@@ -36,11 +36,13 @@ STOOD_OUT = 0.25
 UNIT_JUMP = 0.5
 
 # A feature whose variance is below this fraction of its mean square (a spread
-# under 1e-12 of its magnitude) has shown no spread beyond rounding. The
-# centred statistics are updated by Welford's recurrence, exact to rounding
-# relative to the spread (sums of x and x^2 lose it to cancellation once the
-# spread is below ~1e-5 of the offset: a timestamp's seconds over an hour).
-NO_SPREAD = 1e-24
+# under 1e-14 of its magnitude, tens of ulps) has shown no spread beyond
+# rounding. The centred statistics are updated by Welford's recurrence, exact
+# to rounding relative to the spread (sums of x and x^2 lose it to
+# cancellation once the spread is below ~1e-5 of the offset: a timestamp's
+# seconds over an hour), and 0 for a constant feature. (At 1e-24 a spread of
+# 1 on an offset of 1e13, nanoseconds, was taken for a constant.)
+NO_SPREAD = 1e-28
 
 @jit
 def feature_units(j, value, inverse_n, center, scale):
