@@ -812,29 +812,30 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         self._published = published
         return published
 
-    def _model_from_state(self, features=None, small=None):
+    def _model_from_state(self, columns=None, small=None):
         """:meth:`_published_model`'s ``(coef_, intercept_, limits)``, computed now;
-        with ``features`` (sorted columns, and the intercept's index, the
-        number of features, if fitted; not in running units), ``coef_`` of
-        those columns only; with ``small`` (a dict per problem), those of the
-        state's arrays replaced (see :class:`CutBlock`), at ``features`` whose
+        with ``columns`` (sorted; not in running units), ``coef_`` of those
+        columns only; with ``small`` (a dict per problem), those of the
+        state's arrays replaced (see :class:`CutBlock`), at ``columns`` whose
         entries have not changed since: not the intercept's, which every
         example changes (its ``intercept_`` is 0 here)."""
         states = [{key: value[k] for key, value in self._state.items()}
                   for k in range(self._state["weights"].shape[0])]
-        for state, replaced in zip(states, small or (), strict=False):
+        for state, replaced in zip(states, small, strict=True) if small is not None else ():
             state.update(replaced)
-        vectors = [self.update_rule_._coef(state, features) for state in states]
         # the state's own intercept, not the parameter's: set_params may have
         # changed it since (the next call then raises, _check_continues)
         fit_intercept = self._started_with["fit_intercept"]
+        with_intercept = fit_intercept and small is None
+        features = (np.append(columns, self.n_features_in_)
+                    if columns is not None and with_intercept else columns)
+        vectors = [self.update_rule_._coef(state, features) for state in states]
         if self._units is not None:  # (the intercept moves with every feature's center)
             vectors = _units.original_coef(np.vstack(vectors), self._units, fit_intercept)
         limits = np.minimum([self.update_rule_._prediction_limit(state) for state in states],
                             self._target_limits(self._targets_reach))
         # one copy of the d-long vectors (a joint rule's problem holds one per
         # output), the intercept apart
-        with_intercept = fit_intercept and small is None
         n_coef = vectors[0].shape[-1] - with_intercept
         coef = np.vstack([vector[..., :n_coef] for vector in vectors])
         intercept = (np.hstack([vector[..., n_coef] for vector in vectors]) + self._target_offset
@@ -1394,7 +1395,7 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         columns, rows = own_columns(rows)
         changing = self._changing_columns(columns)
         if cut is None:
-            coef, intercept, limits = self._model_at(changing)
+            coef, intercept, limits = self._model_from_state(changing)
             state = self._state
             small = [{key: state[key][k].copy() for key in ("sketch_weights", "form", "floats")}
                      | {key: state[key][k, :state["form"][k, VERSION]].copy()
@@ -1406,16 +1407,10 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
             if new.size:
                 merged = np.concatenate([cut.columns, new])
                 order = np.argsort(merged, kind="stable")
-                coef = np.hstack([cut.coef, self._model_at(new, cut.small)[0]])
+                coef = np.hstack([cut.coef, self._model_from_state(new, cut.small)[0]])
                 cut = cut._replace(columns=merged[order], coef=coef[:, order])
         coef = cut.coef[:, np.searchsorted(cut.columns, columns)]
         return rows, coef, cut.intercept, cut.limits, None if ends else cut
-
-    def _model_at(self, columns, small=None):
-        """:meth:`_model_from_state` at the sorted ``columns`` (the intercept apart)."""
-        with_intercept = self._started_with["fit_intercept"] and small is None
-        return self._model_from_state(
-            np.append(columns, self.n_features_in_) if with_intercept else columns, small)
 
     def _whole_block_model(self, cut):
         """The ``(coef, intercept, limits)`` a :class:`CutBlock` stands for, at
@@ -1425,7 +1420,7 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         unchanged = np.setdiff1d(np.arange(self.n_features_in_), cut.columns, assume_unique=True)
         coef = np.empty((cut.coef.shape[0], self.n_features_in_))
         if unchanged.size:
-            coef[:, unchanged] = self._model_at(unchanged, cut.small)[0]
+            coef[:, unchanged] = self._model_from_state(unchanged, cut.small)[0]
         coef[:, cut.columns] = cut.coef
         return coef, cut.intercept, cut.limits
 
@@ -1441,7 +1436,7 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         """``(rows', coef, intercept, limits)``: the model at the columns the CSR
         ``rows`` store, and the rows with those columns renumbered to match."""
         columns, rows = own_columns(rows)
-        return (rows, *self._model_at(columns))
+        return (rows, *self._model_from_state(columns))
 
     def _center_classes(self):
         """Remove the weights the classes share (where the update rule asks:

@@ -960,11 +960,16 @@ def test_a_spread_on_a_large_offset_is_learned_as_without_it(rule, offset):
 def test_a_constant_feature_has_no_spread_on_any_offset():
     # chunk means summed shifted by a first row: n equal numbers' mean is exact,
     # whatever the weights, so a constant feature never takes units
+    # (and a varying feature's moments are NumPy's weighted ones)
     rng = np.random.default_rng(0)
     for offset in (0.1, 3.7e11, -2.3e100):
         X = np.column_stack([np.full(500, offset), rng.standard_normal(500)])
+        weights = rng.uniform(0.1, 3.0, 500)
         units = _units.new_units(2, True)
         for start in range(0, 500, 64):
-            _units.observe(units, X[start:start + 64], sample_weight=rng.uniform(0.1, 3.0, 64)
-                           [:X[start:start + 64].shape[0]])
+            _units.observe(units, X[start:start + 64], sample_weight=weights[start:start + 64])
         assert units["squared_deviations"][0] == 0.0 and units["mean"][0] == offset
+        mean = np.average(X[:, 1], weights=weights)
+        np.testing.assert_allclose(units["mean"][1], mean, rtol=1e-12)
+        np.testing.assert_allclose(units["squared_deviations"][1],
+                                   weights @ (X[:, 1] - mean) ** 2, rtol=1e-12)

@@ -844,9 +844,8 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
         weights_in_units(weights, self._target_unit(state), stats, by_feature,
                          _ALL_FEATURES if features is None else features,
                          scaling == "adagrad", coef)
-        if scaling != "adagrad":
-            # u^T ((x - center) / scale) + u_b: centers are 0 unless centering
-            center = stats[:, 3] if by_feature else stats[3]
-            center = center if features is None else center[features]
-            coef[-1] -= coef[:-1] @ center[:-1]
+        if scaling != "adagrad" and not by_feature:
+            # u^T ((x - center) / scale) + u_b (the sparse form centers nothing,
+            # and its features need not end with the intercept's: a CutBlock's)
+            coef[-1] -= coef[:-1] @ stats[3, :-1]
         return coef
