@@ -340,10 +340,11 @@ def iter_minibatches(X, y=None, *, batch_size=100):
     batch_size : int, default=100
         Rows per chunk.
 
-    Yields
-    ------
-    X_chunk or (X_chunk, y_chunk)
-        Consecutive slices.
+    Returns
+    -------
+    chunks : iterator of X_chunk or (X_chunk, y_chunk)
+        Consecutive slices. The arguments are checked when the function is
+        called, not when the first chunk is asked for.
 
     Examples
     --------
@@ -352,7 +353,8 @@ def iter_minibatches(X, y=None, *, batch_size=100):
     >>> [len(chunk) for chunk, _ in iter_minibatches(np.zeros((250, 2)), np.zeros(250))]
     [100, 100, 50]
     """
-    if not (isinstance(batch_size, Integral) and batch_size >= 1):
+    # a bool is an Integral, and True would silently stream single rows
+    if isinstance(batch_size, bool) or not (isinstance(batch_size, Integral) and batch_size >= 1):
         raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}.")
     if sp.issparse(X) and X.format not in ("csr", "csc"):
         X = X.tocsr()  # (COO and DIA matrices have no row slices)
@@ -360,6 +362,11 @@ def iter_minibatches(X, y=None, *, batch_size=100):
     if y is not None and _num_samples(y) != n_samples:
         raise ValueError(f"X has {n_samples} rows and y {_num_samples(y)}: the chunks would "
                          "not line up.")
+    return _slices(X, y, n_samples, batch_size)
+
+
+def _slices(X, y, n_samples, batch_size):
+    """The chunks of :func:`iter_minibatches`, once its arguments are checked."""
     for start in range(0, n_samples, batch_size):
         rows = slice(start, min(start + batch_size, n_samples))
         chunk = _safe_indexing(X, rows)

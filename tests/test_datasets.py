@@ -102,11 +102,13 @@ def test_iter_minibatches_covers_the_rows_in_order():
     chunks = list(iter_minibatches(X, batch_size=5))
     assert [len(chunk) for chunk in chunks] == [5, 5, 5, 5, 3]
     np.testing.assert_array_equal(np.vstack(chunks), X)
-    with pytest.raises(ValueError, match="batch_size"):
-        next(iter_minibatches(X, batch_size=0))
+    # refused at the call, before any chunk is asked for; True is no batch size
+    for batch_size in (0, True, 2.0):
+        with pytest.raises(ValueError, match="batch_size"):
+            iter_minibatches(X, batch_size=batch_size)
     # targets of another length would pair each chunk with the wrong rows
     with pytest.raises(ValueError, match="X has 23 rows and y 22"):
-        next(iter_minibatches(X, np.arange(22.0), batch_size=5))
+        iter_minibatches(X, np.arange(22.0), batch_size=5)
 
 
 def test_iter_minibatches_takes_any_array_like_and_sparse_format():
