@@ -394,10 +394,14 @@ def divided_where_positive(values, divisors):
     return np.divide(values, divisors, out=np.zeros_like(values), where=divisors > 0.0)
 
 
-def original_coef(coef, units, fit_intercept):
+def original_coef(coef, units, fit_intercept, features=None):
     """Weights on the original features (intercept last) of weights on the
-    standardized ones, rows of ``coef``."""
+    standardized ones, rows of ``coef``; with ``features`` (sorted), ``coef``
+    holds those only, and units that centre none (the intercept's own
+    weight then does not depend on the others')."""
     scale, center = units["scale"], units["center"]
+    if features is not None:
+        scale, center = scale[features], center[features]
     n_features = scale.shape[0]
     out = coef * units["target_scale"]
     out[..., :n_features] = divided_where_positive(out[..., :n_features], scale)

@@ -216,6 +216,13 @@ class BaseUpdateRule(BaseEstimator):
         features), if given."""
         return self._weights(state, features)
 
+    def _reads_columns(self, states):
+        """Whether :meth:`_coef` of a few ``features`` costs them only, not the
+        whole state (``states``: every problem's, stacked), so that a
+        prediction of CSR rows reads only their columns: the weights are the
+        state's own, O(1) a column."""
+        return True
+
     def _weights(self, state, features=None):
         """The weight vector the rule learns, in its own units (only
         ``features``, if given)."""

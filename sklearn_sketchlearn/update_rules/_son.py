@@ -824,6 +824,11 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
             return 1.0
         return state["floats"][8]
 
+    def _reads_columns(self, states):
+        # the dense form's coefficients need every weight (the intercept's is
+        # centred); the sparse form's w_j = w_bar_j + Z_j^T b costs O(m) a column
+        return bool(states["form"][:, SPARSE].all())
+
     def _coef(self, state, features=None):
         if features is not None and not state["form"][SPARSE]:
             # the intercept's coefficient depends on every feature's center (the
