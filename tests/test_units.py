@@ -370,6 +370,26 @@ def test_papers_adagrad_and_ogd_do_depend_on_feature_units(problem, rule):
     assert np.mean(labels[0] == labels[1]) < 0.95
 
 
+@pytest.mark.parametrize("sparse", [False, True])
+def test_ngs_steps_do_not_depend_on_a_features_scale_at_any_magnitude(sparse):
+    # NG's steps follow x_j / s_j, at most 1: a factor on one feature leaves
+    # the other coefficients and divides its own, also where s_j^2 would
+    # overflow (1e154) or underflow (1e-154), in which its square did
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((200, 4))
+    y = (X @ [1.0, -2.0, 0.5, 1.0] > 0).astype(int)
+
+    def coef(factor):
+        Z = X * [factor, 1.0, 1.0, 1.0]
+        model = SketchedOnlineClassifier(OnlineGradientDescent(feature_scaling=None),
+                                         random_state=0)
+        model.partial_fit(sp.csr_matrix(Z) if sparse else Z, y, classes=[0, 1])
+        return np.append(model.coef_[0] * [factor, 1.0, 1.0, 1.0], model.intercept_)
+
+    for factor in (1e-170, 1e-100, 1e100, 1e155, 1e200):
+        np.testing.assert_allclose(coef(factor), coef(1.0), rtol=1e-12)
+
+
 @pytest.mark.parametrize("rule", [AdaFD(), DiagonalAdaGrad(), SDROGD(), OnlineGradientDescent()])
 def test_one_fit_learns_on_the_standardized_features(problem, rule):
     # a single call sees the whole data: its units are StandardScaler's

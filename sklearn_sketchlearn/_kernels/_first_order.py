@@ -157,9 +157,10 @@ def normalize_row(values, columns, weights, scale, units):
                 ratio = scale[j] / magnitude
                 weights[j] *= ratio * ratio
             scale[j] = magnitude
-        unit = value / (scale[j] * scale[j]) if magnitude > 0.0 else 0.0
-        units[k] = unit
-        share += value * unit
+        # (x_j / s_j) / s_j: s_j^2 overflows past 1e154, and x_j / s_j is at most 1
+        ratio = value / scale[j] if magnitude > 0.0 else 0.0
+        units[k] = ratio / scale[j] if magnitude > 0.0 else 0.0
+        share += ratio * ratio
     return share
 
 

@@ -226,8 +226,8 @@ class BaseUpdateRule(BaseEstimator):
     def _weights(self, state, features=None):
         """The weight vector the rule learns, in its own units (only
         ``features``, if given)."""
-        weights = state["weights"]
-        return weights if features is None else weights[features]
+        weights = state["weights"]  # (a joint rule's: one row per output)
+        return weights if features is None else weights[..., features]
 
     def _kernel_checks(self, states, sparse):
         """Keys of the state arrays (``states``: every problem's, stacked) that
