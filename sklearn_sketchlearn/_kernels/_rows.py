@@ -15,9 +15,15 @@ from ._jit import jit
 
 
 def distinct_sorted(values):
-    """The distinct entries of an integer array, sorted: the columns a CSR
-    chunk stores. (By a sort: NumPy 2's hash-based ``np.unique`` took 5-10
-    times longer on 10,000 column indices.)"""
+    """The distinct entries of an array of non-negative integers, sorted: the
+    columns a CSR chunk stores. By a count of each value where the largest is
+    under four times their number, else by a sort (NumPy 2's hash-based
+    ``np.unique`` took 5-10 times longer on 10,000 column indices). A sort of
+    150,000 indices took 3.9-5.1 ms against 0.8 ms for the count below 100,000,
+    whose cost grows with the largest (3.7 ms below 1e6, where a sort of
+    20,000 took 0.3 ms: the 2-core machine)."""
+    if values.size and values.max() < 4 * values.size:
+        return np.flatnonzero(np.bincount(values)).astype(values.dtype, copy=False)
     ordered = np.sort(values)
     return ordered[np.r_[True, ordered[1:] != ordered[:-1]]] if ordered.size else ordered
 
