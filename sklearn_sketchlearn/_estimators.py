@@ -929,21 +929,27 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
     def _model_for(self, X):
         """``(X, coef, intercept, limits)``: the rows to predict and the
         published model, or where it is not read out yet (a call learned
-        since) and ``X`` holds CSR rows on fewer than an eighth of the
-        features, those columns of both, where the rule reads its weights
-        column by column and no unit is centred (the intercept's coefficient
-        would need every feature's): O(m) a column over a sketch in the
-        sparse form where ``coef_`` costs O(m d) (a test-then-train loop of
-        10-row chunks on 1e6 features paid 12 ms a call for it with SON,
-        against 0.5 ms for ``partial_fit``; AdaGrad's O(d) cost 17 ms)."""
+        since) and ``X`` holds CSR rows of fewer values than an eighth of the
+        features, the model at their columns (:meth:`_model_at_columns`),
+        where the rule reads its weights column by column and no unit is
+        centred (the intercept's coefficient would need every feature's):
+        O(m) a column over a sketch in the sparse form where ``coef_`` costs
+        O(m d) (a test-then-train loop of 10-row chunks on 1e6 features paid
+        12 ms a call for it with SON, against 0.5 ms for ``partial_fit``;
+        AdaGrad's O(d) cost 17 ms)."""
         if (self.__dict__.get("_published") is None and sp.issparse(X)
+                and 8 * X.nnz < X.shape[1]
                 and (self._units is None or not self._units["center_features"])
                 and self.update_rule_._reads_columns(self._state)):
-            columns, rows = own_columns(X)
-            if 8 * columns.size < X.shape[1]:
-                self._check_state_layout()  # (the sparse form's weights are read by a kernel)
-                return (rows, *self._model_from_state(columns))
+            self._check_state_layout()  # (the sparse form's weights are read by a kernel)
+            return self._model_at_columns(X)
         return (X, *self._published_model())
+
+    def _model_at_columns(self, rows):
+        """``(rows', coef, intercept, limits)``: the model at the columns the CSR
+        ``rows`` store, and the rows with those columns renumbered to match."""
+        columns, rows = own_columns(rows)
+        return (rows, *self._model_from_state(columns))
 
     def _rows_to_predict(self, X):
         """``X`` validated for a prediction by the fitted model (as
@@ -1364,7 +1370,7 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
             # own columns only, O(m) a weight where the whole model costs O(m d)
             # per class (20 classes of hashed text, d = 2^20: a pass took 37 s,
             # 2 of them learning)
-            rows, coef, intercept, limits = self._block_model_at_columns(rows)
+            rows, coef, intercept, limits = self._model_at_columns(rows)
             self._block_model = None  # (no later call continues the block)
         elif at_columns and (cut is None or isinstance(cut, CutBlock)) and self._keeps_columns():
             # the call's end cuts the block: its model is kept at the columns
@@ -1451,12 +1457,6 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         if isinstance(cut, CutBlock) and (X is None or not sp.issparse(X)
                                           or self.update_rule_._sweeps(self._state)):
             self._block_model = self._whole_block_model(cut)
-
-    def _block_model_at_columns(self, rows):
-        """``(rows', coef, intercept, limits)``: the model at the columns the CSR
-        ``rows`` store, and the rows with those columns renumbered to match."""
-        columns, rows = own_columns(rows)
-        return (rows, *self._model_from_state(columns))
 
     def _center_classes(self):
         """Remove the weights the classes share (where the update rule asks:

@@ -165,11 +165,11 @@ def test_how_a_stream_is_cut_into_calls_changes_nothing(data):
 
 def test_csr_rows_in_the_sparse_form_learn_as_however_the_calls_cut_the_blocks(monkeypatch):
     # a block that ends in its call takes the model at its rows' columns only
-    # (_block_model_at_columns), one cut by the call's end the whole model:
+    # (_model_at_columns), one cut by the call's end the whole model:
     # wide CSR rows, whose states take the sparse form, learn the same either way
     calls = []
-    at_columns = SketchedOnlineClassifier._block_model_at_columns
-    monkeypatch.setattr(SketchedOnlineClassifier, "_block_model_at_columns",
+    at_columns = SketchedOnlineClassifier._model_at_columns
+    monkeypatch.setattr(SketchedOnlineClassifier, "_model_at_columns",
                         lambda self, rows: calls.append(rows.shape[0]) or at_columns(self, rows))
     rng = np.random.default_rng(0)
     X = sp.random(300, 2000, density=0.004, format="csr", random_state=rng,
