@@ -688,9 +688,8 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         trial = self._trial
         if trial is None:
             return
-        losses = trial.later_half(self._n_positive)
-        leader = 0 if losses is None else int(np.argmin(losses))
-        if leader and losses[leader] < losses[0]:  # (a tie keeps the model in force)
+        leader = trial.leader(self._n_positive)
+        if leader:
             self._swap(trial.rivals[leader - 1])
             sums[[0, leader]] = sums[[leader, 0]]
             trial.exchange(0, leader)
@@ -749,8 +748,11 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
 
     def _trial_losses(self, decisions, labels, weights):
         """A block's losses in a trial: each example's loss with the weight
-        the model learns it by (``weights``: a classifier's class weights too)."""
-        return weights * self._progressive_terms(decisions, labels)[0]
+        the model learns it by (``weights``: a classifier's class weights too);
+        in a classifier's trial of ``eta0``, its mistakes (see the user guide,
+        *Limited steps*)."""
+        losses, mistakes = self._progressive_terms(decisions, labels)
+        return weights * (mistakes if self._trial.name == "eta0_" else losses)
 
     def _record_progress(self, sums):
         """Add a pass's progressive sums to the counters; return its mean loss.

@@ -76,6 +76,7 @@ class Trial:
         self.length = TRIAL_EXAMPLES
         self.early = np.zeros((1 + len(values), 0))
         self.later = np.zeros(1 + len(values))
+        self.ranks = np.arange(1 + len(values))  # each row's place among the values tried
         self.unit = 1.0  # a regressor's: its losses' unit (see _trial_losses)
 
     def set_length(self, length):
@@ -92,6 +93,7 @@ class Trial:
         copied.rivals = [{**rival, "_state": state}
                          for rival, state in zip(self.rivals, states, strict=True)]
         copied.later = self.later.copy()
+        copied.ranks = self.ranks.copy()
         copied.early = None if self.early is None else self.early.copy()
         return copied
 
@@ -108,6 +110,18 @@ class Trial:
         elif self.early is not None:
             self.early = np.concatenate([self.early, losses], axis=1)
 
+    def leader(self, learned):
+        """The row of the model to hold after the first ``learned`` examples:
+        of least loss over their later half, the first among the values tried
+        where several tie (a count of mistakes often does, and keeping the
+        model in force would let the choice depend on where calls cut the
+        stream); 0 where the losses are not kept."""
+        losses = self.later_half(learned)
+        if losses is None:
+            return 0
+        tied = np.flatnonzero(losses == losses.min())
+        return int(tied[np.argmin(self.ranks[tied])])
+
     def later_half(self, learned):
         """Each model's loss over the later half of the first ``learned``
         examples; None where it is not kept (before the end of a long pass)."""
@@ -116,7 +130,8 @@ class Trial:
         return self.later + self.early[:, learned // 2:].sum(axis=1)
 
     def exchange(self, model, other):
-        """Exchange the losses of ``model`` and ``other`` (rows)."""
+        """Exchange the losses and ranks of ``model`` and ``other`` (rows)."""
+        self.ranks[[model, other]] = self.ranks[[other, model]]
         for losses in (self.early, self.later):
             if losses is not None:
                 losses[[model, other]] = losses[[other, model]]
@@ -124,6 +139,7 @@ class Trial:
     def drop(self, models):
         """Drop the losses of ``models`` (rows)."""
         self.later = np.delete(self.later, models)
+        self.ranks = np.delete(self.ranks, models)
         if self.early is not None:
             self.early = np.delete(self.early, models, axis=0)
 

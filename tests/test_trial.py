@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.base import is_classifier
-from sklearn.datasets import make_regression
+from sklearn.datasets import make_classification, make_regression
 from sklearn.linear_model import RidgeCV
 
 import sklearn_sketchlearn._estimators as estimators
@@ -16,6 +16,7 @@ import sklearn_sketchlearn._trial as trial_module
 from sklearn_sketchlearn import SketchedOnlineClassifier, SketchedOnlineRegressor
 from sklearn_sketchlearn._trial import TRIAL_EXAMPLES
 from sklearn_sketchlearn.update_rules import (
+    SDROGD,
     AdaFD,
     DiagonalAdaGrad,
     OnlineGradientDescent,
@@ -54,14 +55,15 @@ def given(start, **params):
                                     random_state=0, **params)
 
 
-def losses_at(model, X, y, stops, chunk=50):
+def losses_at(model, X, y, stops, chunk=50, measure="progressive_loss_"):
     """``model`` streamed over ``X`` in chunks, and its summed progressive loss
-    after each of ``stops`` examples (multiples of ``chunk``)."""
+    (or the mean ``measure``'s sum) after each of ``stops`` examples
+    (multiples of ``chunk``)."""
     sums = {}
     fit_params = {"classes": np.unique(y)} if is_classifier(model) else {}
     for begin in range(0, X.shape[0], chunk):
         model.partial_fit(X[begin:begin + chunk], y[begin:begin + chunk], **fit_params)
-        sums[begin + chunk] = model.progressive_loss_ * (begin + chunk)
+        sums[begin + chunk] = getattr(model, measure) * (begin + chunk)
     return model, [sums[stop] for stop in stops]
 
 
@@ -393,7 +395,44 @@ def test_a_regressor_keeps_the_eta0_of_least_loss_over_its_later_half(rule, sket
     assert model.progressive_loss_ == pytest.approx(reference.progressive_loss_, rel=1e-12)
 
 
-@pytest.mark.parametrize("rule", [AdaFD, DiagonalAdaGrad, OnlineGradientDescent])
+@pytest.mark.parametrize(("rule", "n_classes", "seed"), [
+    (SDROGD, 2, 6), (SDROGD, 3, 1), (AdaFD, 2, 5), (AdaFD, 3, 7)])
+def test_a_classifier_keeps_the_eta0_of_fewest_mistakes_over_its_later_half(rule, n_classes,
+                                                                           seed):
+    # a classifier's trial of SDROGD's or ADA-FD's eta0 counts progressive
+    # mistakes: at the end of a stream shorter than the trial, the model that
+    # the rule given the value of fewest mistakes over the later half learns
+    # (here neither the first value nor the one of least loss)
+    X, labels = make_classification(400, 10, n_informative=6, n_classes=n_classes,
+                                    random_state=seed)
+    X = X * np.logspace(-2, 2, 10)
+    first, rivals = rule._AUTO_ETA0
+    references = {eta0: [losses_at(SketchedOnlineClassifier(rule(eta0=eta0), random_state=0),
+                                   X, labels, [200, 400], measure=measure)
+                         for measure in ("progressive_error_", "progressive_loss_")]
+                  for eta0 in (first, *rivals)}
+    later_half = {measure: {eta0: runs[k][1][1] - runs[k][1][0]
+                            for eta0, runs in references.items()}
+                  for k, measure in enumerate(("mistakes", "loss"))}
+    best = min(later_half["mistakes"], key=later_half["mistakes"].get)
+    assert best != first and best != min(later_half["loss"], key=later_half["loss"].get)
+    model = stream(SketchedOnlineClassifier(rule(), random_state=0), X, labels)
+    assert model.update_rule_.eta0_ == best
+    assert_same_model(model, references[best][0][0])
+
+
+@pytest.mark.parametrize("rule", [SDROGD(learning_rate="pegasos"), SDROGD(stabilize=False)])
+def test_sdrogd_tries_no_eta0_under_pegasos_steps_or_the_papers_update(rule):
+    # Pegasos's step, 1 / (alpha t), does not read eta0; the paper's update
+    # has no cap that would keep a larger step from diverging after the trial
+    X, labels = make_classification(200, 10, random_state=0)
+    model = SketchedOnlineClassifier(rule, random_state=0).partial_fit(X, labels, classes=[0, 1])
+    assert model._trial is None and model.update_rule_.eta0_ == 1.0
+    assert SketchedOnlineClassifier(SDROGD(), random_state=0).partial_fit(
+        X, labels, classes=[0, 1])._trial.name == "eta0_"
+
+
+@pytest.mark.parametrize("rule", [DiagonalAdaGrad, OnlineGradientDescent])
 def test_a_classifier_keeps_the_first_eta0(rule):
     X, y = weak_signal(200, 20)
     labels = (y > np.median(y)).astype(int)
