@@ -749,10 +749,10 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
     def _trial_losses(self, decisions, labels, weights):
         """A block's losses in a trial: each example's loss with the weight
         the model learns it by (``weights``: a classifier's class weights too);
-        in a classifier's trial of ``eta0``, its mistakes (see the user guide,
-        *Limited steps*)."""
+        its mistakes in a classifier whose rule tries ``eta0``
+        (``_CLASSIFIER_TRIES_ETA0``: see the user guide, *Limited steps*)."""
         losses, mistakes = self._progressive_terms(decisions, labels)
-        return weights * (mistakes if self._trial.name == "eta0_" else losses)
+        return weights * (mistakes if self.update_rule_._CLASSIFIER_TRIES_ETA0 else losses)
 
     def _record_progress(self, sums):
         """Add a pass's progressive sums to the counters; return its mean loss.
