@@ -184,12 +184,11 @@ class BaseUpdateRule(BaseEstimator):
         (:attr:`_AUTO_ETA0`): the step a weak signal needs is smaller than a
         strong one's, and the noise decides it (see the user guide,
         *Limited steps*). A classifier tries it where
-        :attr:`_CLASSIFIER_TRIES_ETA0` (SDROGD), by its mistakes (the
+        :attr:`_CLASSIFIER_TRIES_ETA0` (ADA-FD, SDROGD), by its mistakes (the
         estimators' ``_trial_losses``), and otherwise keeps the value: over
         the suite's classifiers OGD's trial lowered held-out accuracy on 10
         problems and raised it on 1, where OGD was within 0.001 of its tuned
-        best, and ADA-FD's chose by a near tie on a long 20-class text stream
-        (see the user guide)."""
+        best."""
         if self._AUTO_ETA0 is not None and self._eta0_rivals:
             return "eta0_", self._eta0_rivals
         return None

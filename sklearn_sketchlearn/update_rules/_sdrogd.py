@@ -67,8 +67,9 @@ class SDROGD(BaseUpdateRule):
         Scale of the ``'inverse_t'`` step. ``'auto'`` is 1, with
         ``stabilize`` tried against 0.1 and 10 over the first 2,000 examples
         (or ``fit``'s first pass): the model of fewest progressive mistakes
-        over the second half is kept (``update_rule_.eta0_`` holds the value
-        in force; a tie keeps the first of 1, 0.1 and 10). The step that
+        over the second half is kept, a rival only where it beats 1 by more
+        than the noise of the comparison (``update_rule_.eta0_`` holds the
+        value in force). The step that
         suits the data differs by more than the running units take out (one
         pass, the defaults suite: wine 0.870 at 1 against 0.937 at 0.1 over
         FD; the common-word text 0.710 at 1 against 0.862 at 10 over Oja's
