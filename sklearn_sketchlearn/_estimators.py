@@ -579,7 +579,9 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
                         rows = row_arrays(_units.standardize(X, order, self._units))[:5]
                         kernel_order = np.arange(order.size)
                         targets = targets / target_scale
-                    diverged = []  # (rivals that did: they leave the trial)
+                    # (models of a trial that diverged: they leave it, and the call
+                    # fails, with the error of the first, only where all did)
+                    diverged, failure = [], None
                     if self._trial is not None:
                         trial_weights = self._unit_weights(y[order], block_weights, class_weight)
                         trial_losses = np.zeros((len(sums), order.size))
@@ -599,9 +601,10 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
                         try:
                             self._check_block(outcomes, order.size, decisions, limit, epoch,
                                               rows[4])
-                        except ValueError:
-                            if model == 0:
+                        except ValueError as error:
+                            if self._trial is None:
                                 raise
+                            failure = failure or error
                             diverged.append(model)
                             continue
                         decisions = self._clip(decisions, target_limits)
@@ -611,6 +614,10 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
                         if self._trial is not None:
                             trial_losses[model] = self._trial_losses(
                                 decisions, block_labels, trial_weights)
+                    if diverged and len(diverged) == len(sums):
+                        raise failure
+                    if diverged and diverged[0] == 0:
+                        diverged = self._hand_over(diverged, sums, trial_losses)
                     if self._trial is not None:
                         self._trial.record(trial_losses, self._n_positive)
                     if diverged:
@@ -663,6 +670,19 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         self._block_model, rival["_block_model"] = (rival["_block_model"],
                                                     self.__dict__.get("_block_model"))
         self._published = None
+
+    def _hand_over(self, diverged, sums, losses):
+        """The model in force diverged where a rival of the trial did not: the
+        first such rival takes its place (``sums`` and the block's ``losses``,
+        rows per model, follow), so that the call goes on with it and the
+        diverged model leaves the trial as a rival would. Returns the rows of
+        ``diverged`` after the exchange."""
+        survivor = next(model for model in range(len(sums)) if model not in diverged)
+        self._swap(self._trial.rivals[survivor - 1])
+        for rows in (sums, losses):
+            rows[[0, survivor]] = rows[[survivor, 0]]
+        self._trial.exchange(0, survivor)
+        return [survivor if model == 0 else model for model in diverged]
 
     def _drop_rivals(self, models, sums):
         """Drop the trial's ``models`` (1 for its first rival, ...), which

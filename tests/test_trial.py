@@ -274,6 +274,33 @@ def test_a_rival_that_diverges_leaves_the_trial(monkeypatch):
     assert_same_model(model, stream(SketchedOnlineClassifier(random_state=0), X, labels))
 
 
+def test_a_model_in_force_that_diverges_gives_way_to_a_rival_that_does_not():
+    # SDROGD on features of 3e5 without running units: its steps of 1 (the
+    # first value, in force) and 10 diverge where 0.1 learns, and the trial
+    # goes on with 0.1 alone; the call fails, changing nothing, only where
+    # every model diverges
+    X, labels = make_classification(1200, 10, n_informative=5, flip_y=0.1, random_state=7)
+    X, labels = X[:200] * 3e5, labels[:200]
+
+    def sdrogd(eta0="auto"):
+        return SketchedOnlineClassifier(SDROGD(eta0=eta0, feature_scaling=None), sketch=None,
+                                        random_state=0)
+
+    for eta0 in (1.0, 10.0):
+        with pytest.raises(ValueError, match="diverged"):
+            sdrogd(eta0).partial_fit(X[:100], labels[:100], classes=[0, 1])
+    model = sdrogd().partial_fit(X[:100], labels[:100], classes=[0, 1])
+    assert model._trial is None and model.update_rule_.eta0_ == 0.1
+    assert_same_model(model, sdrogd(0.1).partial_fit(X[:100], labels[:100], classes=[0, 1]))
+
+    model = sdrogd().partial_fit(X[:100] / 3e5, labels[:100], classes=[0, 1])
+    assert len(model._trial.rivals) == 2
+    before = pickle.dumps(model)
+    with pytest.raises(ValueError, match="diverged"):
+        model.partial_fit(X[100:] * 1e3, labels[100:])
+    assert pickle.dumps(model) == before
+
+
 def test_rows_of_weight_zero_change_nothing_in_the_trial(monkeypatch):
     # the trial counts examples of positive weight (its middle and end, and
     # fit's first pass): rows of weight 0 inserted anywhere leave the model,
