@@ -479,7 +479,7 @@ def test_a_failed_csr_call_puts_back_what_sons_kernel_saved(sketch, monkeypatch)
     # the units the call moved too
     X, y = sparse_stream()
     monkeypatch.setattr(SketchedOnlineClassifier, "_BLOCK_SIZE", 4)
-    model = SketchedOnlineClassifier(SketchedOnlineNewton(adagrad_start=40.0), sketch=sketch,
+    model = SketchedOnlineClassifier(SketchedOnlineNewton(1e-3, adagrad_start=40.0), sketch=sketch,
                                      random_state=0)  # (no trial: test_trial.py)
     model.partial_fit(X[:200], y[:200], classes=[0, 1])
     assert model._state["form"][0, 1] == 1 and model._state["scale"].shape[2] == X.shape[1] + 1
@@ -537,7 +537,7 @@ def test_a_failed_csr_call_puts_back_the_columns_fds_shrink_rewrote(sketch, monk
     chunk[:, third] = 0.0
     chunk = sp.csr_matrix(chunk)
     monkeypatch.setattr(SketchedOnlineClassifier, "_BLOCK_SIZE", 4)
-    model = SketchedOnlineClassifier(SketchedOnlineNewton(adagrad_start=40.0), sketch=sketch,
+    model = SketchedOnlineClassifier(SketchedOnlineNewton(1e-3, adagrad_start=40.0), sketch=sketch,
                                      random_state=0)  # (no trial: test_trial.py)
     model.partial_fit(X[:200], y[:200], classes=[0, 1])
     columns = model._state["rows"][0].reshape(2001, -1)
@@ -783,7 +783,7 @@ def test_versions_grow_for_a_call_and_a_failed_call_changes_nothing(sketch, monk
     # state exactly as it was, its arrays' sizes included
     monkeypatch.setattr(SketchedOnlineClassifier, "_BLOCK_SIZE", 4)  # blocks learned first
     X, y = sparse_stream(n=312, d=20_000, nnz=4)
-    models = [SketchedOnlineClassifier(SketchedOnlineNewton(feature_scaling=None),
+    models = [SketchedOnlineClassifier(SketchedOnlineNewton(1e-3, feature_scaling=None),
                                        sketch=sketch, random_state=0)
               .partial_fit(rows[:100], y[:100], classes=[0, 1]) for rows in (X, X.toarray())]
     model = models[0]

@@ -176,7 +176,7 @@ def test_csr_rows_in_the_sparse_form_learn_as_however_the_calls_cut_the_blocks(m
                   data_rvs=rng.standard_normal)
     labels = np.argmax(X @ rng.standard_normal((2000, 4)) + 0.3 * rng.standard_normal((300, 4)),
                        axis=1)
-    rule = SketchedOnlineNewton(adagrad_start=40.0)  # (no trial: test_trial.py)
+    rule = SketchedOnlineNewton(1e-3, adagrad_start=40.0)  # (no trial: test_trial.py)
     whole = SketchedOnlineClassifier(rule, loss="log_loss", max_iter=1, shuffle=False,
                                      random_state=0).fit(X, labels)
     # every block but the last, cut at row 300, took the model at its columns
@@ -199,7 +199,7 @@ def stream_in_calls(X, labels, sketch, dense_at=None, pickle_at=None, refuse_at=
     more: every call cuts its block), chunk ``dense_at`` dense, a pickle
     round trip before chunk ``pickle_at``, and a refused chunk (a NaN)
     before chunk ``refuse_at``."""
-    model = SketchedOnlineClassifier(SketchedOnlineNewton(adagrad_start=40.0), sketch=sketch,
+    model = SketchedOnlineClassifier(SketchedOnlineNewton(1e-3, adagrad_start=40.0), sketch=sketch,
                                      loss="log_loss", random_state=0)
     for call, start in enumerate(range(0, X.shape[0], 7)):
         rows = X[start : start + 7]
@@ -263,8 +263,8 @@ def test_a_block_cut_by_calls_keeps_its_model_at_the_columns_they_change(sketch,
     np.testing.assert_array_equal(lazy.intercept_, eager.intercept_)
     assert lazy.progressive_loss_ == eager.progressive_loss_
     # and what one call learns, to the rounding of the columns' catch-ups
-    one_call = SketchedOnlineClassifier(SketchedOnlineNewton(adagrad_start=40.0), sketch=sketch,
-                                        loss="log_loss", random_state=0)
+    one_call = SketchedOnlineClassifier(SketchedOnlineNewton(1e-3, adagrad_start=40.0),
+                                        sketch=sketch, loss="log_loss", random_state=0)
     one_call.partial_fit(X, labels, classes=[0, 1, 2, 3])
     np.testing.assert_allclose(lazy.coef_, one_call.coef_, rtol=1e-9, atol=1e-12)
 

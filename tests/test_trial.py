@@ -384,8 +384,7 @@ def test_the_default_regressor_learns_a_weak_signal_as_ridge_tuned_offline():
     assert model.score(X[test], y[test]) > ridge - 0.03
 
 
-def test_alpha_is_tried_but_under_a_classifiers_adaptive_ridge():
-    # (see SketchedOnlineNewton._tried_values for the measurements)
+def test_alpha_is_tried_over_every_sketch():
     X, y = weak_signal(200, 20)
     labels = (y > np.median(y)).astype(int)
     for sketch in ("exact", "fast_rfd", "oja", None):
@@ -393,10 +392,34 @@ def test_alpha_is_tried_but_under_a_classifiers_adaptive_ridge():
             X[:100], labels[:100], classes=[0, 1])
         regressor = SketchedOnlineRegressor(sketch=sketch, random_state=0).partial_fit(
             X[:100], y[:100])
-        assert regressor._trial.name == "alpha_"
-        assert (classifier._trial is not None) == (sketch == "exact")
+        assert classifier._trial.name == regressor._trial.name == "alpha_"
     given = alpha_given(1.0, "exact").partial_fit(X[:100], y[:100])
     assert given._trial is None
+
+
+@pytest.mark.parametrize(("sketch", "seed", "rival_taken"), [
+    ("fast_rfd", 1, True), ("oja", 1, True), (None, 1, True), ("oja", 0, False),
+    (None, 0, False)])
+def test_a_classifier_keeps_the_alpha_of_least_loss_beyond_its_noise(sketch, seed,
+                                                                      rival_taken):
+    # a classifier's trial of alpha under the adaptive ridge counts the loss:
+    # at the end of a stream shorter than the trial, the model given the
+    # value that the test of significance keeps (here a rival of lower loss
+    # than the first value's over the later half, taken or not)
+    X, y = weak_signal(300, 30, seed=seed)
+    labels = (y > np.median(y)).astype(int)
+    first, rivals = (SketchedOnlineNewton._AUTO_ALPHA["adaptive"],
+                     SketchedOnlineNewton._AUTO_ALPHA_RIVALS["adaptive"])
+    runs = {alpha: each_example(SketchedOnlineClassifier(SketchedOnlineNewton(alpha),
+                                                         sketch=sketch, random_state=0),
+                                X, labels, "progressive_loss_") for alpha in (first, *rivals)}
+    later = {alpha: losses[150:] for alpha, (_, losses) in runs.items()}
+    assert min(later[alpha].sum() for alpha in rivals) < later[first].sum()
+    kept = kept_by_trial(first, rivals, later)
+    assert (kept != first) == rival_taken
+    model = each_example(SketchedOnlineClassifier(sketch=sketch, random_state=0), X, labels)[0]
+    assert model.update_rule_.alpha_ == kept
+    assert_same_model(model, runs[kept][0])
 
 
 # ------------------------------------- the trial of a first-order rule's eta0
@@ -422,14 +445,26 @@ def test_a_regressor_keeps_the_eta0_of_least_loss_over_its_later_half(rule, sket
     assert model.progressive_loss_ == pytest.approx(reference.progressive_loss_, rel=1e-12)
 
 
-def each_mistake(model, X, labels):
-    """``model`` streamed over ``X`` an example a call, and whether it erred on
-    each example before it learned it."""
+def each_example(model, X, labels, measure="progressive_error_"):
+    """``model`` streamed over ``X`` an example a call, and its progressive
+    ``measure`` of each example (by default: whether it erred on it before
+    it learned it)."""
     totals = []
     for t in range(X.shape[0]):
         model.partial_fit(X[t:t + 1], labels[t:t + 1], classes=np.unique(labels))
-        totals.append(model.progressive_error_ * (t + 1))
-    return model, np.round(np.diff(totals, prepend=0.0))
+        totals.append(getattr(model, measure) * (t + 1))
+    return model, np.diff(totals, prepend=0.0)
+
+
+def kept_by_trial(first, rivals, later):
+    """The value a trial keeps given each value's losses over the later half
+    (``later``): the first, unless rivals' sums are lower by more than the
+    root of the summed squares of their differences from the first's, and
+    then the least of those."""
+    significant = [value for value in rivals
+                   if later[first].sum() - later[value].sum()
+                   > np.sqrt(np.sum((later[value] - later[first]) ** 2))]
+    return min(significant, key=lambda value: later[value].sum()) if significant else first
 
 
 @pytest.mark.parametrize(("rule", "n_features", "n_informative", "n_classes", "seed",
@@ -447,17 +482,14 @@ def test_a_classifier_leaves_the_first_eta0_only_for_fewer_mistakes_beyond_their
                                     n_redundant=0, n_classes=n_classes,
                                     n_clusters_per_class=1, class_sep=0.7, random_state=seed)
     first, rivals = rule._AUTO_ETA0
-    runs = {eta0: each_mistake(SketchedOnlineClassifier(rule(eta0=eta0), random_state=0),
+    runs = {eta0: each_example(SketchedOnlineClassifier(rule(eta0=eta0), random_state=0),
                                X, labels) for eta0 in (first, *rivals)}
-    later = {eta0: mistakes[150:] for eta0, (_, mistakes) in runs.items()}
+    later = {eta0: np.round(mistakes[150:]) for eta0, (_, mistakes) in runs.items()}
     fewest = min(rivals, key=lambda eta0: later[eta0].sum())
     assert later[fewest].sum() < later[first].sum()
-    significant = [eta0 for eta0 in rivals
-                   if later[first].sum() - later[eta0].sum()
-                   > np.sqrt(np.sum(later[eta0] != later[first]))]
-    assert (fewest in significant) == rival_taken
-    kept = min(significant, key=lambda eta0: later[eta0].sum()) if significant else first
-    model = each_mistake(SketchedOnlineClassifier(rule(), random_state=0), X, labels)[0]
+    kept = kept_by_trial(first, rivals, later)
+    assert (kept == fewest) == rival_taken
+    model = each_example(SketchedOnlineClassifier(rule(), random_state=0), X, labels)[0]
     assert model.update_rule_.eta0_ == kept
     assert_same_model(model, runs[kept][0])
 
