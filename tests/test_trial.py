@@ -51,7 +51,9 @@ def assert_same_model(model, reference):
 
 
 def given(start, **params):
-    return SketchedOnlineClassifier(SketchedOnlineNewton(adagrad_start=start),
+    # (alpha given too: with the start given, alpha would be tried instead)
+    alpha = SketchedOnlineNewton._AUTO_ALPHA["adaptive"]
+    return SketchedOnlineClassifier(SketchedOnlineNewton(alpha, adagrad_start=start),
                                     random_state=0, **params)
 
 
@@ -155,14 +157,16 @@ def test_fits_trial_counts_the_rows_into_the_units_of_the_rivals_that_keep_them(
                                    shuffle=False).fit(X, labels))
 
 
-def test_no_trial_where_adagrads_units_are_not_used_or_the_start_is_given():
+def test_no_trial_of_the_start_where_adagrads_units_are_not_used_or_it_is_given():
+    # (alpha's trial instead, where alpha is not given)
     X, labels = text_like(200, 2)
     for model in (SketchedOnlineClassifier(sketch="oja", random_state=0),  # 'scale' units
                   SketchedOnlineClassifier(random_state=0).partial_fit(  # dense rows
                       X[:1].toarray(), labels[:1], classes=[0, 1]),
                   given(STARTS[1])):
         stream(model, X, labels)
-        assert model._trial is None
+        assert model._trial is None or model._trial.name == "alpha_"
+    assert model._trial is None
 
 
 def test_no_trial_past_its_memory(monkeypatch):

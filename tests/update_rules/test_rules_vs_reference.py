@@ -952,7 +952,7 @@ def test_son_adagrads_units_take_rows_after_fit_at_their_own_weight(sketch):
     # warm-started fit) at weight 1 although they learn as fit's third pass
     # (4); grown by the passes' weights, D faded the coefficients
     X, labels = binary_rows(6, 50)
-    model = SketchedOnlineClassifier(SketchedOnlineNewton(feature_scaling="adagrad",
+    model = SketchedOnlineClassifier(SketchedOnlineNewton(1e-3, feature_scaling="adagrad",
                                                           adagrad_start=40.0),
                                      sketch=SKETCHES[sketch], shuffle=False, max_iter=2,
                                      random_state=0).fit(X[:30], labels[:30])
