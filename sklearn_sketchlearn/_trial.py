@@ -140,11 +140,11 @@ class Trial:
         if later is None:
             return 0
         losses, squares = later
-        first = np.flatnonzero(self.ranks == 0)
-        if first.size:
-            significant = losses[first[0]] - losses > SIGNIFICANCE * np.sqrt(squares)
+        first = self._first()
+        if first is not None:
+            significant = losses[first] - losses > SIGNIFICANCE * np.sqrt(squares)
             if not significant.any():
-                return int(first[0])
+                return first
             losses = np.where(significant, losses, np.inf)
         tied = np.flatnonzero(losses == losses.min())
         return int(tied[np.argmin(self.ranks[tied])])
@@ -160,13 +160,18 @@ class Trial:
         return (self.later + early.sum(axis=1),
                 self.later_squares + self._squares(early))
 
+    def _first(self):
+        """The row of the first value's model; None once it has left."""
+        first = np.flatnonzero(self.ranks == 0)
+        return int(first[0]) if first.size else None
+
     def _squares(self, losses):
         """The sums over ``losses``' columns of each row's squared differences
         from the first value's model's row (zeros once it has left)."""
-        first = np.flatnonzero(self.ranks == 0)
-        if not first.size:
+        first = self._first()
+        if first is None:
             return np.zeros(losses.shape[0])
-        return ((losses - losses[first[0]]) ** 2).sum(axis=1)
+        return ((losses - losses[first]) ** 2).sum(axis=1)
 
     def exchange(self, model, other):
         """Exchange the losses and ranks of ``model`` and ``other`` (rows)."""

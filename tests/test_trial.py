@@ -158,15 +158,15 @@ def test_fits_trial_counts_the_rows_into_the_units_of_the_rivals_that_keep_them(
 
 
 def test_no_trial_of_the_start_where_adagrads_units_are_not_used_or_it_is_given():
-    # (alpha's trial instead, where alpha is not given)
+    # alpha's trial instead where alpha is not given (still running after 200
+    # examples), the start kept at its first value
     X, labels = text_like(200, 2)
     for model in (SketchedOnlineClassifier(sketch="oja", random_state=0),  # 'scale' units
                   SketchedOnlineClassifier(random_state=0).partial_fit(  # dense rows
-                      X[:1].toarray(), labels[:1], classes=[0, 1]),
-                  given(STARTS[1])):
+                      X[:1].toarray(), labels[:1], classes=[0, 1])):
         stream(model, X, labels)
-        assert model._trial is None or model._trial.name == "alpha_"
-    assert model._trial is None
+        assert model._trial.name == "alpha_" and model.update_rule_.adagrad_start_ == STARTS[0]
+    assert stream(given(STARTS[1]), X, labels)._trial is None
 
 
 def test_no_trial_past_its_memory(monkeypatch):
