@@ -683,16 +683,16 @@ def pairing_section(results, task):
                 entry["failed"] += "default" in row["failures"]
                 entry["skipped"] += "skipped" in row["failures"]
                 if gap(row) is not None:
-                    entry["gaps"].append((gap(row), problem))
+                    entry["gaps"].append((gap(row), problem, row.get("gap_se")))
     rows = []
     for learner, entry in table.items():
-        gaps = [value for value, _ in entry["gaps"]]
+        gaps = [value for value, _, _ in entry["gaps"]]
+        worst, problem, se = max(entry["gaps"], key=lambda g: g[0]) if gaps else (None, "", None)
         rows.append([learner, len(gaps), entry["failed"], entry["skipped"],
                      cell(float(np.median(gaps)) if gaps else None, signed=True),
-                     cell(max(gaps) if gaps else None, signed=True),
-                     max(entry["gaps"])[1] if gaps else ""])
+                     cell(worst, signed=True), cell(se), problem])
     return rst_table(["learner", "problems", "n/a at defaults", "skipped (slow)",
-                      "median gap", "max gap", "worst problem"], rows)
+                      "median gap", "max gap", "its s.e.", "worst problem"], rows)
 
 
 def defaults_section(results, task):
@@ -738,7 +738,9 @@ def report(results, config, seconds):
         if any(result["task"] == task for result in results.values()):
             heading = f"Summary, {task}"
             lines += ["", heading, "-" * len(heading), "",
-                      "Gap (tuned minus default, one pass) of each learner over the problems:",
+                      "Gap (tuned minus default, one pass) of each learner over the problems, with "
+                      "the standard error of the largest where its problem is measured over "
+                      "several splits (a gap within two of them can be the splits' luck):",
                       "", *pairing_section(results, task), "", *defaults_section(results, task)]
     for name, result in results.items():
         lines += problem_section(name, result)

@@ -205,3 +205,25 @@ def test_the_default_estimator_is_never_skipped_as_slow(defaults):
     assert row["failures"] == {} and row["default"] == model.score(X_test, y_test)
     assert row["fit"] == SketchedOnlineClassifier(random_state=defaults.SEED).fit(
         X_train, y_train).score(X_test, y_test)
+
+
+def test_the_summary_gives_the_largest_gap_with_its_standard_error(defaults):
+    # two problems: the largest gap (0.03, over splits) carries its s.e.; a gap of a
+    # problem of one split has none, and a learner without a grid is not summarised
+    def row(default, tuned, **extra):
+        return {"grid": True, "failures": {}, "default": default, "tuned": tuned, **extra}
+
+    results = {
+        "small": {"task": "classification",
+                  "rows": {"a": row(0.80, 0.83, gap_se=0.012), "b": row(0.9, 0.9, gap_se=0.0),
+                           "peer": {"grid": False, "failures": {}, "default": 0.5}}},
+        "large": {"task": "classification",
+                  "rows": {"a": row(0.95, 0.96), "b": row(0.90, 0.92)}},
+    }
+    lines = defaults.pairing_section(results, "classification")
+    assert lines[1].split() == ["learner", "problems", "n/a", "at", "defaults", "skipped",
+                                "(slow)", "median", "gap", "max", "gap", "its", "s.e.",
+                                "worst", "problem"]
+    assert lines[3].split() == ["a", "2", "0", "0", "+0.020", "+0.030", "0.012", "small"]
+    assert lines[4].split() == ["b", "2", "0", "0", "+0.010", "+0.020", "large"]
+    assert len(lines) == 6
