@@ -10,6 +10,7 @@ from sklearn.utils import check_random_state
 from sklearn_sketchlearn import SketchedOnlineClassifier
 from sklearn_sketchlearn._kernels._sketch_updates import turn_factor
 from sklearn_sketchlearn.sketches import OjaSketch
+from sklearn_sketchlearn.sketches._oja import right_singular_pairs
 
 from ..conftest import make_stream
 from ..reference.sketches import oja
@@ -113,3 +114,26 @@ def test_sdrogd_turns_its_oja_directions_whatever_the_scale_of_the_sample_weight
         directions.append(state["factor"][0] @ state["rows"][0])  # V = F Z
     np.testing.assert_allclose(directions[0] @ directions[0].T, np.eye(4), atol=1e-9)
     np.testing.assert_allclose(directions[1], directions[0], atol=1e-9)
+
+
+@pytest.mark.parametrize("spread, zero_row", [(1e-2, False), (1e-4, False), (1e-2, True)])
+def test_right_singular_pairs_are_the_svds(spread, zero_row):
+    # a wide matrix whose rows' masses span 1e-2 (Gram conditioned 1e4: the
+    # eigendecomposition of its Gram) or 1e-4 (1e8: the SVD), one row of zeros
+    rng = np.random.default_rng(0)
+    mixing = np.linalg.qr(rng.standard_normal((6, 6)))[0]
+    matrix = mixing @ (np.geomspace(1.0, spread, 6)[:, np.newaxis]
+                       * rng.standard_normal((6, 5000)))
+    if zero_row:
+        matrix[2] = 0.0
+    singular_values, rows = right_singular_pairs(matrix)
+    _, expected_values, expected_rows = np.linalg.svd(matrix, full_matrices=False)
+    kept = expected_values > 1e-9 * expected_values[0]
+    np.testing.assert_allclose(singular_values, expected_values, rtol=1e-10,
+                               atol=1e-12 * expected_values[0])
+    np.testing.assert_allclose(rows @ rows.T, np.eye(6), atol=1e-10)
+    # each row is the SVD's up to its sign (the singular values are distinct)
+    agreement = np.abs(np.sum(rows[kept] * expected_rows[kept], axis=1))
+    np.testing.assert_allclose(agreement, 1.0, atol=1e-9)
+    np.testing.assert_allclose((singular_values[:, np.newaxis] * rows).T @ (
+        singular_values[:, np.newaxis] * rows), matrix.T @ matrix, atol=1e-10)
