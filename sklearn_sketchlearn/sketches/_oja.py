@@ -28,7 +28,7 @@ def right_singular_pairs(matrix):
         _, singular_values, rows = np.linalg.svd(matrix, full_matrices=False)
         return singular_values, rows
     singular_values, vectors = np.sqrt(eigenvalues[::-1]), vectors[:, ::-1]
-    return singular_values, (vectors.T @ matrix) / singular_values[:, np.newaxis]
+    return singular_values, (vectors.T / singular_values[:, np.newaxis]) @ matrix
 
 
 class OjaSketch(BaseSketch):
@@ -177,8 +177,8 @@ class OjaSketch(BaseSketch):
         n_sketched = state["counts"][0]
         if n_sketched == 0:
             return  # nothing sketched: the directions are still the random start
-        sketch = np.sqrt(n_sketched * state["eigenvalues"])[:, np.newaxis] * (
-            state["factor"] @ state["rows"])
+        sketch = (np.sqrt(n_sketched * state["eigenvalues"])[:, np.newaxis]
+                  * state["factor"]) @ state["rows"]
         map_vectors(sketch, change)
         singular_values, directions = right_singular_pairs(sketch)
         state["rows"][:] = directions
