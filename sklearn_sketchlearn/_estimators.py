@@ -769,10 +769,13 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
     def _trial_losses(self, decisions, labels, weights):
         """A block's losses in a trial: each example's loss with the weight
         the model learns it by (``weights``: a classifier's class weights too);
-        its mistakes in a classifier whose rule tries ``eta0``
-        (``_CLASSIFIER_TRIES_ETA0``: see the user guide, *Limited steps*)."""
+        its mistakes in a trial the rule decides by them
+        (``_CLASSIFIER_TRIALS_BY_MISTAKES``: ADA-FD's and SDROGD's ``eta0``,
+        SON's ``adagrad_start``; see the user guide, *Limited steps* and
+        *Features*)."""
         losses, mistakes = self._progressive_terms(decisions, labels)
-        return weights * (mistakes if self.update_rule_._CLASSIFIER_TRIES_ETA0 else losses)
+        by_mistakes = self._trial.name in self.update_rule_._CLASSIFIER_TRIALS_BY_MISTAKES
+        return weights * (mistakes if by_mistakes else losses)
 
     def _record_progress(self, sums):
         """Add a pass's progressive sums to the counters; return its mean loss.

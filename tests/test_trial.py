@@ -1,6 +1,7 @@
 """The trial of a rule's setting (sklearn_sketchlearn._trial): SON's start of
 AdaGrad's units and its alpha, chosen on the first examples by progressive
-loss. The reference is the learner run with each candidate value given."""
+mistakes (a classifier's start) or loss. The reference is the learner run
+with each candidate value given."""
 
 import pickle
 
@@ -69,43 +70,45 @@ def losses_at(model, X, y, stops, chunk=50, measure="progressive_loss_"):
     return model, [sums[stop] for stop in stops]
 
 
-@pytest.mark.parametrize("n_classes, n_jobs", [(2, None), (3, None), (3, 2)])
-def test_a_stream_keeps_the_start_of_least_loss_over_its_later_half(n_classes, n_jobs):
-    # within the trial the model is the candidate of least progressive loss
-    # over the later half of the examples so far: at the end of a stream
-    # shorter than the trial, the one that a model given that start learns,
-    # with its progressive loss (the multinomial model's blocks of offsets,
-    # and the classes in threads, included)
-    X, labels = text_like(300, n_classes)
-    runs = {start: losses_at(given(start, n_jobs=n_jobs), X, labels, [150, 300])
-            for start in STARTS}
-    best = min(STARTS, key=lambda start: runs[start][1][1] - runs[start][1][0])
-    assert best != STARTS[0]  # (the trial changes the model here)
-    model = stream(SketchedOnlineClassifier(random_state=0, n_jobs=n_jobs), X, labels)
-    assert model.update_rule_.adagrad_start_ == best
-    assert_same_model(model, runs[best][0])
+def later_mistakes(runs, begin, end):
+    """Each start's mistakes, example by example, from ``begin`` to ``end``."""
+    return {start: np.round(mistakes[begin:end]) for start, (_, mistakes) in runs.items()}
+
+
+@pytest.mark.parametrize("n_classes, n_jobs, seed", [(2, None, 10), (3, None, 2), (3, 2, 2)])
+def test_a_stream_keeps_the_start_of_fewest_mistakes_beyond_their_noise(n_classes, n_jobs,
+                                                                       seed):
+    # a classifier's trial of the start counts progressive mistakes over the
+    # later half of the examples so far, a rival taken only beyond their
+    # noise (kept_by_trial): at the end of a stream shorter than the trial,
+    # the model given the start kept, with its progressive loss (the
+    # multinomial model's blocks of offsets, and the classes in threads,
+    # included). The start of least loss over that half is another one.
+    X, labels = text_like(300, n_classes, seed=seed)
+    runs = {start: each_example(given(start, n_jobs=n_jobs), X, labels) for start in STARTS}
+    kept = kept_by_trial(STARTS[0], STARTS[1:], later_mistakes(runs, 150, 300))
+    assert kept != STARTS[0]  # (the trial changes the model here)
+    losses = {start: each_example(given(start, n_jobs=n_jobs), X, labels,
+                                  "progressive_loss_")[1][150:].sum() for start in STARTS}
+    assert min(STARTS, key=losses.get) != kept
+    model = each_example(SketchedOnlineClassifier(random_state=0, n_jobs=n_jobs), X, labels)[0]
+    assert model.update_rule_.adagrad_start_ == kept
+    assert_same_model(model, runs[kept][0])
 
 
 @pytest.mark.parametrize("length", [TRIAL_EXAMPLES, 100])
 def test_the_trial_ends_after_its_examples(monkeypatch, length):
-    # the model kept is the one of least loss over the trial's second half,
-    # and it goes on alone; with a trial of 100 examples, on rows where 40
-    # leads over that half and the unbounded start from the start, and later
-    # (the case that tells them apart)
+    # the model kept is the one the trial's second half chooses, and it goes
+    # on alone
     monkeypatch.setattr(trial_module, "TRIAL_EXAMPLES", length)
     X, labels = text_like(length + 300, 2, seed=1 if length == TRIAL_EXAMPLES else 11)
-    runs = {start: losses_at(given(start), X, labels, [length // 2, length, length + 300])
-            for start in STARTS}
-    best = min(STARTS, key=lambda start: runs[start][1][1] - runs[start][1][0])
-    if length == 100:
-        assert best == 40.0
-        assert min(STARTS, key=lambda start: runs[start][1][1]) == np.inf
-        assert min(STARTS, key=lambda start: runs[start][1][2] - runs[start][1][1]) == np.inf
-    model = stream(SketchedOnlineClassifier(random_state=0), X[:length], labels[:length])
+    runs = {start: each_example(given(start), X, labels) for start in STARTS}
+    kept = kept_by_trial(STARTS[0], STARTS[1:], later_mistakes(runs, length // 2, length))
+    model = each_example(SketchedOnlineClassifier(random_state=0), X[:length], labels[:length])[0]
     assert model._trial is None
-    stream(model, X[length:], labels[length:])
-    assert model.update_rule_.adagrad_start_ == best
-    assert_same_model(model, runs[best][0])
+    each_example(model, X[length:], labels[length:])
+    assert model.update_rule_.adagrad_start_ == kept
+    assert_same_model(model, runs[kept][0])
 
 
 def test_fit_chooses_by_its_first_pass(monkeypatch):
@@ -118,29 +121,27 @@ def test_fit_chooses_by_its_first_pass(monkeypatch):
     monkeypatch.setattr(trial_module, "TRIAL_EXAMPLES", 100)
     X, labels = text_like(600, 2, seed=1)
     # (FD's sketch: fit of two classes at 401 weights would take the exact one)
-    losses = {start: losses_at(given(start, sketch="fast_rfd"), X, labels,
-                                [50, 100, 300, 600])[1]
-              for start in starts}
-    best = min(starts, key=lambda start: losses[start][3] - losses[start][2])
-    assert best != min(starts, key=lambda start: losses[start][1] - losses[start][0])
+    runs = {start: each_example(given(start, sketch="fast_rfd"), X, labels) for start in starts}
+    kept = kept_by_trial(starts[0], starts[1:], later_mistakes(runs, 300, 600))
+    assert kept != kept_by_trial(starts[0], starts[1:], later_mistakes(runs, 50, 100))
     model = SketchedOnlineClassifier(sketch="fast_rfd", max_iter=3, shuffle=False,
                                      random_state=0).fit(X, labels)
-    assert model.update_rule_.adagrad_start_ == best
-    assert_same_model(model, given(best, sketch="fast_rfd", max_iter=3,
+    assert model.update_rule_.adagrad_start_ == kept
+    assert_same_model(model, given(kept, sketch="fast_rfd", max_iter=3,
                                    shuffle=False).fit(X, labels))
 
 
 def test_the_unbounded_start_is_the_features_magnitudes():
     # AdaGrad's units under an infinite start would hold each D_j at its
     # feature's first magnitude squared: the trial's last rival learns in
-    # 'scale' units, and a stream where it has the least loss keeps that model
-    X, labels = text_like(400, 2, seed=3)
-    scaled = stream(SketchedOnlineClassifier(SketchedOnlineNewton(feature_scaling="scale"),
-                                             random_state=0), X, labels)
-    assert_same_model(stream(given(np.inf), X, labels), scaled)
-    losses = {start: stream(given(start), X, labels).progressive_loss_ for start in STARTS}
-    assert min(STARTS, key=losses.get) == np.inf
-    model = stream(SketchedOnlineClassifier(random_state=0), X, labels)
+    # 'scale' units, and a stream where it errs least keeps that model
+    X, labels = text_like(300, 2, seed=3)
+    scaled = each_example(SketchedOnlineClassifier(SketchedOnlineNewton(
+        feature_scaling="scale"), random_state=0), X, labels)[0]
+    runs = {start: each_example(given(start), X, labels) for start in STARTS}
+    assert_same_model(runs[np.inf][0], scaled)
+    assert kept_by_trial(STARTS[0], STARTS[1:], later_mistakes(runs, 150, 300)) == np.inf
+    model = each_example(SketchedOnlineClassifier(random_state=0), X, labels)[0]
     assert model.update_rule_.adagrad_start_ == np.inf
     assert_same_model(model, scaled)
 

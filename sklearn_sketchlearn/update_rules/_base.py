@@ -148,6 +148,11 @@ class BaseUpdateRule(BaseEstimator):
     _AUTO_ETA0 = None
     # whether a classifier tries the rivals too (by its progressive mistakes)
     _CLASSIFIER_TRIES_ETA0 = False
+    # the trials (their fitted attributes) that a classifier decides by its
+    # progressive mistakes rather than its loss: the values they try trade
+    # accuracy against confidence, which a loss rewards (the user guide,
+    # *Limited steps*: SDROGD's hinge preferred a step that erred more)
+    _CLASSIFIER_TRIALS_BY_MISTAKES = ("eta0_",)
 
     def _prepare(self, sketch, loss, is_classifier):
         if self._AUTO_ETA0 is not None:
