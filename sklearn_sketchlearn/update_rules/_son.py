@@ -274,7 +274,9 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
         0.531; with ``inf`` among the rivals, binary tf-idf rows whose
         classes lie in common words went from 0.821 to 0.894, 0.852 to 0.878
         and 0.875 to 0.940, and one of rarer words from 0.914 to 0.905 (see
-        the user guide, *Features*). A start below about one
+        the user guide, *Features*; those trials counted the loss: counting
+        mistakes, 20 tf-idf classes of 50,000 words go from 0.827 to 0.852
+        and the phrase stream from 0.948 to 0.946). A start below about one
         example's curvature feeds a feature's first rows in units so small
         that the curvature they leave in the sketch damps every later step:
         the model stops learning (over the exact sketch on dense rows,
