@@ -99,11 +99,16 @@ def test_a_stream_keeps_the_start_of_fewest_mistakes_beyond_their_noise(n_classe
 @pytest.mark.parametrize("length", [TRIAL_EXAMPLES, 100])
 def test_the_trial_ends_after_its_examples(monkeypatch, length):
     # the model kept is the one the trial's second half chooses, and it goes
-    # on alone
+    # on alone; with a trial of 100 examples, on rows where the second half
+    # takes 10 and the whole trial would keep 40 (the case that tells them
+    # apart)
     monkeypatch.setattr(trial_module, "TRIAL_EXAMPLES", length)
-    X, labels = text_like(length + 300, 2, seed=1 if length == TRIAL_EXAMPLES else 11)
+    X, labels = text_like(length + 300, 2, seed=1 if length == TRIAL_EXAMPLES else 15)
     runs = {start: each_example(given(start), X, labels) for start in STARTS}
     kept = kept_by_trial(STARTS[0], STARTS[1:], later_mistakes(runs, length // 2, length))
+    if length == 100:
+        assert kept == 10.0
+        assert kept_by_trial(STARTS[0], STARTS[1:], later_mistakes(runs, 0, length)) == 40.0
     model = each_example(SketchedOnlineClassifier(random_state=0), X[:length], labels[:length])[0]
     assert model._trial is None
     each_example(model, X[length:], labels[length:])
