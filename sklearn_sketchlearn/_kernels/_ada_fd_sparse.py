@@ -31,8 +31,8 @@ a move of the units), which that step drops. ADA-FFD's shrink after a dual
 step waits for the next prediction, in the dense form too (see
 ``ada_fd_kernel``): before it, the shrink would have to fold ``b`` into
 ``w_bar`` on every column. Over Oja's sketch a move of the running units
-leaves the form: it makes the directions orthonormal again by an SVD over
-all ``d`` columns (``OjaSketch._move_columns``), ``O(tau^2 d)`` once a call.
+turns the directions, orthonormal again, in ``O(tau^3)`` from the Gram matrix
+``K`` (``AdaFD._turn_sparse_directions``), every column lazily.
 """
 
 import numpy as np
@@ -413,15 +413,16 @@ def fold_into_span(gram, factor, form, spectrum, basis, n_rows, projected, c):
 
 
 @jit
-def move_sparse_units(features, a, young, columns, weights, sketch_weights, gram, factor, form,
-                      versions, maps, folds, n_rows, dual, gradient_sum, slot_gradient_sum,
-                      floats):
+def move_sparse_units(features, a, young, moves_sketch, columns, weights, sketch_weights, gram,
+                      factor, form, versions, maps, folds, n_rows, dual, gradient_sum,
+                      slot_gradient_sum, floats):
     """The move of units ``x'_j = a_j x_j`` (``features``; not centred, the
-    targets' unit kept: ``map_weights``, ``map_vectors`` and the sketch's
-    ``_move_columns``) on the sparse form: O(tau^2) a feature, each column
-    brought up to date first. Under dual averaging ``g_bar_j`` moves as a
-    gradient, ``Z g_bar`` with it, and ``w_bar_j`` carries the moved weight
-    to the next prediction."""
+    targets' unit kept: ``map_weights``, ``map_vectors`` and, where
+    ``moves_sketch``, the columns of the sketch's ``_move_columns``, which
+    Oja's then turns: ``AdaFD._turn_sparse_directions``) on the sparse form:
+    O(tau^2) a feature, each column brought up to date first. Under dual
+    averaging ``g_bar_j`` moves as a gradient, ``Z g_bar`` with it, and
+    ``w_bar_j`` carries the moved weight to the next prediction."""
     catch_up_columns(features, features.shape[0], columns, weights, versions, maps, folds, form)
     sigma = floats[DUAL_SCALE]
     for p in range(features.shape[0]):
@@ -429,8 +430,8 @@ def move_sparse_units(features, a, young, columns, weights, sketch_weights, gram
         if dual:  # w_bar_j + sigma g_bar_j, the weight's part off Z, as the mirror's w_bar_j
             weights[j] += sigma * gradient_sum[j]
             axpy(-gradient_sum[j], columns[j], slot_gradient_sum)
-        move_sparse_column(j, a[p], young[p], np.True_, columns, weights, sketch_weights, gram,
-                           factor, form[TOP], n_rows)
+        move_sparse_column(j, a[p], young[p], moves_sketch, columns, weights, sketch_weights,
+                           gram, factor, form[TOP], n_rows)
         if dual:
             gradient_sum[j] *= a[p]
             axpy(gradient_sum[j], columns[j], slot_gradient_sum)

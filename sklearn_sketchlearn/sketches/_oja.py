@@ -10,25 +10,37 @@ from .._units import map_vectors
 from .._validation import row_arrays
 from ._base import BaseSketch
 
-# Rows from the eigenvectors of a Gram matrix whose eigenvalues span a ratio
-# kappa are orthonormal to about 1e-16 kappa; beyond this ratio the SVD serves
-GRAM_CONDITION_LIMIT = 1e6
 
+def turned_directions(gram, factor, eigenvalues, n_sketched):
+    """``(turn, eigenvalues)``: Oja's directions after a move of their columns,
+    found in ``m x m`` arithmetic from the moved slots' Gram matrix alone.
 
-def right_singular_pairs(matrix):
-    """The singular values (descending) and right singular vectors (as rows) of
-    a wide ``matrix`` (``m x d``, ``m << d``), from the eigendecomposition of
-    its ``m x m`` Gram matrix: two products over the ``d`` columns, a tenth of
-    the SVD's time at ``m = 10, d = 1e6`` (0.05 s against 0.50 s), where a wide
-    CSR stream moves the running units of Oja's sketch at every call. A Gram
-    matrix conditioned beyond ``GRAM_CONDITION_LIMIT`` (a direction of
-    almost no mass) takes the SVD."""
-    eigenvalues, vectors = np.linalg.eigh(matrix @ matrix.T)
-    if not eigenvalues[0] > eigenvalues[-1] / GRAM_CONDITION_LIMIT:
-        _, singular_values, rows = np.linalg.svd(matrix, full_matrices=False)
-        return singular_values, rows
-    singular_values, vectors = np.sqrt(eigenvalues[::-1]), vectors[:, ::-1]
-    return singular_values, (vectors.T / singular_values[:, np.newaxis]) @ matrix
+    The directions are ``V = F Z`` (``factor`` ``F``, slots ``Z``) and the sketch
+    ``S = (t Lambda)^{1/2} V``; a move of the columns (``Z' = r Z M^T``) leaves
+    ``F Z'`` neither orthonormal nor the sketch's singular directions. With
+    ``K = Z' Z'^T`` (``gram``), the rows of ``W F Z'`` are orthonormal for a
+    whitening ``W`` of ``C = F K F^T`` (``W C W^T = I``), so ``S' = B (W F
+    Z')`` with ``B = (t Lambda)^{1/2} W^{-1}``, and the SVD ``B = U Sigma Q^T``
+    gives the singular values ``Sigma`` of ``S'`` and its right singular
+    vectors ``V' = T Z'`` for ``T = Q^T W F`` (``turn``). No product over the
+    ``d`` columns: the sparse form moves the few columns a call touches and
+    turns the others lazily. ``C >= min(a_j^2, 1) I`` for the features'
+    factors ``a_j`` is as well conditioned as the move; whitening twice
+    (the second time from ``K`` again) keeps ``V'`` orthonormal to rounding
+    where one pass would lose ``eps cond(C)``, and no ``sigma`` is divided
+    by, so a direction of no mass stays a direction."""
+    m = factor.shape[0]
+    whiten, unwhiten = np.eye(m), np.eye(m)
+    for _ in range(2):
+        turned = whiten @ factor
+        values, vectors = np.linalg.eigh(turned @ gram @ turned.T)
+        values = np.maximum(values, values[-1] * np.finfo(float).eps)
+        root = np.sqrt(values)
+        whiten = (vectors / root).T @ whiten  # values^{-1/2} vectors^T, applied after
+        unwhiten = unwhiten @ (vectors * root)
+    _, singular_values, right = np.linalg.svd(
+        np.sqrt(n_sketched * eigenvalues)[:, np.newaxis] * unwhiten)
+    return right @ whiten @ factor, singular_values**2 / n_sketched
 
 
 class OjaSketch(BaseSketch):
@@ -173,18 +185,19 @@ class OjaSketch(BaseSketch):
     def _move_columns(self, state, change):
         """Move to new units of the columns: the sketch ``S = (t Lambda)^{1/2} F Z``
         becomes ``r S M^T``, written again as orthonormal directions (its
-        right singular vectors, ``F = I``) and their eigenvalues."""
+        right singular vectors, ``F = I``) and their eigenvalues
+        (:func:`turned_directions`)."""
         n_sketched = state["counts"][0]
         if n_sketched == 0:
             return  # nothing sketched: the directions are still the random start
-        sketch = (np.sqrt(n_sketched * state["eigenvalues"])[:, np.newaxis]
-                  * state["factor"]) @ state["rows"]
-        map_vectors(sketch, change)
-        singular_values, directions = right_singular_pairs(sketch)
-        state["rows"][:] = directions
-        state["gram"][:] = np.eye(directions.shape[0])
-        state["factor"][:] = np.eye(directions.shape[0])
-        state["eigenvalues"][:] = singular_values**2 / n_sketched
+        rows = state["rows"]
+        map_vectors(rows, change)
+        gram = rows @ rows.T
+        turn, state["eigenvalues"][:] = turned_directions(
+            gram, state["factor"], state["eigenvalues"], n_sketched)
+        rows[:] = turn @ rows
+        state["gram"][:] = turn @ gram @ turn.T
+        state["factor"][:] = np.eye(turn.shape[0])
 
     def _factor(self):
         state = self._state

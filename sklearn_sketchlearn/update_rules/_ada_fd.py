@@ -13,8 +13,9 @@ from .._kernels._ada_fd_sparse import (
 )
 from .._kernels._pairings import partial_fit_kernel
 from .._kernels._sketch_updates import FREQUENT_DIRECTIONS, OJA, RANDOM_PROJECTION
-from .._kernels._son_sparse import SPARSE
+from .._kernels._son_sparse import SPARSE, record_change
 from .._units import map_vectors, map_weights
+from ..sketches._oja import turned_directions
 from ._base import BaseUpdateRule, sketch_kernel_params
 from ._sparse_form import SparseFormRule, add_sparse_form
 
@@ -197,25 +198,25 @@ class AdaFD(SparseFormRule, BaseUpdateRule):
                         lazy=sketch._kind in self._SPARSE_FORM_SKETCHES)
         return state
 
-    def _rewrites_every_column(self, states, sketch, passes_before):
-        # a move of the running units turns Oja's directions over every column
-        # (and leaves the sparse form for it: _move_units)
-        return sketch._kind == OJA and self.feature_scaling is not None
-
     def _move_units(self, state, sketch, change):
         n_rows = sketch._rows_in_use(state)
         if state["form"][SPARSE]:
             rows = state["rows"]
-            # (Oja's directions are orthonormal again after a move, by an SVD over
-            # every column: OjaSketch._move_columns, on the dense form)
-            if change.r == 1.0 and not change.b.any() and sketch._kind != OJA:
-                move_sparse_units(change.features, change.a, change.young,
-                                  rows.reshape(rows.shape[1], rows.shape[0]), state["weights"],
-                                  state["sketch_weights"], state["gram"], state["factor"],
-                                  state["form"], state["versions"], state["maps"],
-                                  state["folds"], n_rows, self.form == "dual",
-                                  state["gradient_sum"], state["slot_gradient_sum"],
-                                  state["floats"])
+            columns = rows.reshape(rows.shape[1], rows.shape[0])
+            if change.r == 1.0 and not change.b.any():
+                # Oja's directions turn with their columns once anything is sketched
+                # (OjaSketch._move_columns): the call's columns move, every other
+                # turns lazily
+                turns = sketch._kind == OJA
+                moves_sketch = not turns or state["counts"][0] > 0
+                move_sparse_units(change.features, change.a, change.young, moves_sketch,
+                                  columns, state["weights"], state["sketch_weights"],
+                                  state["gram"], state["factor"], state["form"],
+                                  state["versions"], state["maps"], state["folds"], n_rows,
+                                  self.form == "dual", state["gradient_sum"],
+                                  state["slot_gradient_sum"], state["floats"])
+                if turns and moves_sketch:
+                    self._turn_sparse_directions(state, columns)
                 self._refresh_eigh(state, n_rows)
                 return
             # (a regressor's targets' unit moves every weight and row: O(tau d) anyway)
@@ -228,6 +229,26 @@ class AdaFD(SparseFormRule, BaseUpdateRule):
         sketch._move_columns(state, change)
         state["floats"][1] *= change.r**2  # the missed mass, in the units of g^2
         self._refresh_eigh(state, n_rows)
+
+    def _turn_sparse_directions(self, state, columns):
+        """Oja's directions ``V = F Z`` after their columns moved, on the sparse
+        form: ``V' = T Z`` (:func:`~sklearn_sketchlearn.sketches._oja.turned_directions`)
+        with every column turned lazily, ``Z <- T Z`` (``F = I``), and ``b``
+        turned to keep ``w = w_bar + Z^T b`` (``T^T b' = b``), where a fold of
+        ``b`` into ``w_bar`` would outlive the ``w_bar`` that dual averaging
+        drops at its next step. ``O(m^3)``, where the dense form's move is
+        ``O(m^2 d)``."""
+        turn, state["eigenvalues"][:] = turned_directions(
+            state["gram"], state["factor"], state["eigenvalues"], state["counts"][0])
+        sketch_weights = state["sketch_weights"]
+        turned_weights = np.linalg.solve(turn.T, sketch_weights)
+        sketch_weights[:] = 0.0  # (the change records no fold)
+        record_change(columns, state["weights"], state["versions"], state["maps"],
+                      state["folds"], state["form"], turn, sketch_weights)
+        sketch_weights[:] = turned_weights
+        state["gram"][:] = turn @ state["gram"] @ turn.T
+        state["slot_gradient_sum"][:] = turn @ state["slot_gradient_sum"]  # Z g_bar
+        state["factor"][:] = np.eye(turn.shape[0])
 
     @staticmethod
     def _refresh_eigh(state, n_rows):

@@ -219,10 +219,10 @@ class SparseFormRule:
     @staticmethod
     def _records(sketch, n_rows, capacity):
         """The most lazy changes of every column ``n_rows`` examples can record
-        (Oja a refresh and a fold per example, RP a fold, FD a shrink every
-        ``capacity - rank + 1`` rows)."""
+        (Oja a refresh and a fold per example, and ADA-FD's turn at a move of
+        units, RP a fold, FD a shrink every ``capacity - rank + 1`` rows)."""
         kind, rank = sketch_kernel_params(sketch)[:2]
-        records = {OJA: 2 * n_rows, RANDOM_PROJECTION: n_rows,
+        records = {OJA: 2 * n_rows + 1, RANDOM_PROJECTION: n_rows,
                    FREQUENT_DIRECTIONS: n_rows // max(capacity - rank + 1, 1) + 1}
         return records.get(kind, 0)
 

@@ -10,7 +10,7 @@ from sklearn.utils import check_random_state
 from sklearn_sketchlearn import SketchedOnlineClassifier
 from sklearn_sketchlearn._kernels._sketch_updates import turn_factor
 from sklearn_sketchlearn.sketches import OjaSketch
-from sklearn_sketchlearn.sketches._oja import right_singular_pairs
+from sklearn_sketchlearn.sketches._oja import turned_directions
 
 from ..conftest import make_stream
 from ..reference.sketches import oja
@@ -116,24 +116,31 @@ def test_sdrogd_turns_its_oja_directions_whatever_the_scale_of_the_sample_weight
     np.testing.assert_allclose(directions[1], directions[0], atol=1e-9)
 
 
-@pytest.mark.parametrize("spread, zero_row", [(1e-2, False), (1e-4, False), (1e-2, True)])
-def test_right_singular_pairs_are_the_svds(spread, zero_row):
-    # a wide matrix whose rows' masses span 1e-2 (Gram conditioned 1e4: the
-    # eigendecomposition of its Gram) or 1e-4 (1e8: the SVD), one row of zeros
+@pytest.mark.parametrize("spread, moved", [(1e-2, 2.0), (1e-12, 2.0), (0.0, 2.0), (1e-2, 1e4)])
+def test_turned_directions_are_the_moved_sketchs_svd(spread, moved):
+    # directions V = F Z (F lower triangular, V orthonormal) and eigenvalues
+    # spanning 1e-2 or 1e-12 or with one of 0, the columns of Z then
+    # multiplied by factors spanning 2 or 1e4 either way: the turn found from
+    # Z' Z'^T alone gives the SVD of the moved sketch (t Lambda)^{1/2} F Z'
     rng = np.random.default_rng(0)
-    mixing = np.linalg.qr(rng.standard_normal((6, 6)))[0]
-    matrix = mixing @ (np.geomspace(1.0, spread, 6)[:, np.newaxis]
-                       * rng.standard_normal((6, 5000)))
-    if zero_row:
-        matrix[2] = 0.0
-    singular_values, rows = right_singular_pairs(matrix)
-    _, expected_values, expected_rows = np.linalg.svd(matrix, full_matrices=False)
+    slots = rng.standard_normal((6, 5000))
+    factor = np.linalg.inv(np.linalg.cholesky(slots @ slots.T))
+    eigenvalues = np.geomspace(1.0, spread, 6) if spread else np.r_[np.ones(5), 0.0]
+    slots *= np.exp(rng.uniform(-np.log(moved), np.log(moved), 5000))
+    n_sketched = 50
+    turn, turned_eigenvalues = turned_directions(slots @ slots.T, factor, eigenvalues,
+                                                 n_sketched)
+    directions = turn @ slots
+    sketch = np.sqrt(n_sketched * eigenvalues)[:, np.newaxis] * (factor @ slots)
+    _, expected_values, expected_rows = np.linalg.svd(sketch, full_matrices=False)
+    np.testing.assert_allclose(np.sqrt(n_sketched * turned_eigenvalues), expected_values,
+                               rtol=1e-10, atol=1e-12 * expected_values[0])
+    np.testing.assert_allclose(directions @ directions.T, np.eye(6), atol=1e-12)
+    # each direction of some mass is the SVD's up to its sign (the singular
+    # values are distinct; a direction of none is any that completes them)
     kept = expected_values > 1e-9 * expected_values[0]
-    np.testing.assert_allclose(singular_values, expected_values, rtol=1e-10,
-                               atol=1e-12 * expected_values[0])
-    np.testing.assert_allclose(rows @ rows.T, np.eye(6), atol=1e-10)
-    # each row is the SVD's up to its sign (the singular values are distinct)
-    agreement = np.abs(np.sum(rows[kept] * expected_rows[kept], axis=1))
+    agreement = np.abs(np.sum(directions[kept] * expected_rows[kept], axis=1))
     np.testing.assert_allclose(agreement, 1.0, atol=1e-9)
-    np.testing.assert_allclose((singular_values[:, np.newaxis] * rows).T @ (
-        singular_values[:, np.newaxis] * rows), matrix.T @ matrix, atol=1e-10)
+    moved_sketch = np.sqrt(n_sketched * turned_eigenvalues)[:, np.newaxis] * directions
+    np.testing.assert_allclose(moved_sketch.T @ moved_sketch, sketch.T @ sketch,
+                               atol=1e-12 * expected_values[0] ** 2)
