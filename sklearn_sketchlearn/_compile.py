@@ -132,7 +132,10 @@ def train_pairings(learners, sketches, log=None):
         model = SketchedOnlineClassifier(rule, sketch=sketch, random_state=0).fit(X, y)
         model.score(X, y)
         if sketch != "exact":  # (the exact sketch has no sparse form)
-            SketchedOnlineClassifier(rule, sketch=sketch, random_state=0).fit(wide, y)
+            model = SketchedOnlineClassifier(rule, sketch=sketch, random_state=0).fit(wide, y)
+            # rows in other units: the sparse form's move of the running units
+            # (helpers called from Python, compiled apart from the kernels)
+            model.partial_fit(wide * 2.0, y)
         # CSR rows of dense data, which running units centre (a compiled pass of their own)
         SketchedOnlineClassifier(rule, sketch=sketch, random_state=0).fit(sp.csr_matrix(X), y)
         log(f"{rule} over {sketch}: {time.perf_counter() - began:.1f} s")
