@@ -419,8 +419,10 @@ def test_a_csr_chunk_that_diverges_in_the_sparse_form_changes_nothing(rule, sket
 
 
 def test_a_failed_csr_call_over_ojas_sketch_puts_back_its_moved_units(monkeypatch):
-    # ADA-FD over Oja's sketch leaves the sparse form to move its running units
-    # (an SVD turns every column), so a call that may move them saves everything
+    # ADA-FD over Oja's sketch moves its running units in the sparse form: the
+    # call's columns move and the directions turn, every other column lazily
+    # (AdaFD._turn_sparse_directions), so the call saves only its features'
+    # entries (a partial snapshot) and the small arrays
     monkeypatch.setattr(AdaFD, "_SPARSE_FORM_FROM", 0.0)
     monkeypatch.setattr(AdaFD, "_centers_sparse_rows", False)  # (scaled as wider streams)
     X, y = sparse_stream()
@@ -428,10 +430,23 @@ def test_a_failed_csr_call_over_ojas_sketch_puts_back_its_moved_units(monkeypatc
                                      random_state=0)
     model.partial_fit(X[:200], y[:200], classes=[0, 1])
     assert model._state["form"][0, 1] == 1
+    snapshot, turn, used = AdaFD._partial_snapshot, AdaFD._turn_sparse_directions, []
+
+    def recorded_snapshot(self, *args):
+        used.append(snapshot(self, *args))
+        return used[-1]
+
+    def recorded_turn(self, *args):
+        used.append("turned")
+        turn(self, *args)
+
+    monkeypatch.setattr(AdaFD, "_partial_snapshot", recorded_snapshot)
+    monkeypatch.setattr(AdaFD, "_turn_sparse_directions", recorded_turn)
     fail_once_learned(monkeypatch)
     before = pickle.dumps(model)
     with pytest.raises(ValueError, match="stand-in"):  # (few rows: few lazy changes to save)
         model.partial_fit(X[200:210], y[200:210])
+    assert used[0] is not None and "turned" in used
     assert pickle.dumps(model) == before
 
 
