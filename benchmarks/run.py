@@ -374,7 +374,7 @@ def a9a_rows():
 
 def form_section(config, log):
     """CSR rows at small d: SON's sparse form against its dense form on the
-    same rows (the estimator picks the sparse form where ``d >= 16 (k + s)``,
+    same rows (the estimator picks the sparse form where ``d >= 8 (k + s)``,
     ``k`` the sketch's rows), and a9a (s = 14, d = 123) learned as CSR against
     the same rows dense, in one call and streamed."""
     n, m, nnz = config["sparse_rows"], 10, config["form_nnz"]

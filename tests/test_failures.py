@@ -568,14 +568,14 @@ def test_a_failed_csr_call_puts_back_the_columns_fds_shrink_rewrote(sketch, monk
 @pytest.mark.parametrize("sketch", ["fast_fd", "oja"])
 def test_a_denser_csr_chunk_that_diverges_in_the_dense_form_changes_nothing(sketch):
     # a model in the sparse form meets CSR rows dense enough for the dense form
-    # (d < 16 (k + s)): leaving the sparse form rewrites every column, so the
+    # (d < 8 (k + s)): leaving the sparse form rewrites every column, so the
     # call must save the whole state, not the chunk's features
     X, y = sparse_stream(n=300, d=1000, nnz=4)
     model = SketchedOnlineClassifier(sketch=sketch, random_state=0)
     model.partial_fit(X[:200], y[:200], classes=[0, 1])
     assert model._state["form"][0, 1] == 1
     rng = np.random.default_rng(1)
-    denser = rng.standard_normal((12, 1000)) * (rng.random((12, 1000)) < 0.1)
+    denser = rng.standard_normal((12, 1000)) * (rng.random((12, 1000)) < 0.2)
     bad = sp.csr_matrix(blow_up(denser, first_row=6))
     before = pickle.dumps(model)
     with pytest.raises(ValueError, match="features or targets overflow"):

@@ -49,10 +49,14 @@ class SparseFormRule:
     # CSR rows take the sparse form, O(k^2 + k s) an example, where the weights
     # number at least this many times k + s (k: the rows the sketch keeps, m or
     # fast FD's 2m; s: the chunk's mean non-zeros a row); below, the dense
-    # form's O(k d), with smaller constants, is faster. Measured
-    # (benchmarks/run.py --sparse-only, s = 14, m = 10): the forms cost the same
-    # at d ~ 200 (Oja, random projections), ~ 500 (fast FD) and ~ 300 (no sketch)
-    _SPARSE_FORM_FROM = 16.0
+    # form's O(k d), with smaller constants, is faster. Measured (SON,
+    # benchmarks/run.py's form_section, m = 10, s = 4, 14 and 50, three runs
+    # at fcf679f): the forms cost the same at about 7 (k + s) over fast FD's
+    # buffer (whose shrinks rewrite columns), 3.5 to 4.5 (k + s) over Oja's
+    # sketch, random projections and no sketch; from 8 (k + s) on the sparse
+    # form is the faster for each (it was 16 before, from measurements of
+    # slower sparse kernels, which left up to 2.3 times a step to the dense form)
+    _SPARSE_FORM_FROM = 8.0
     # a regressor whose kernel moves the targets' unit rescales every weight (SON's)
     _target_units = False
     # the kernel saves each feature's entries in a journal as it first reads

@@ -37,13 +37,13 @@ def assert_same_model(a, b, rtol=1e-9):
 
 
 def forms_over_widths(make_model):
-    """``(model, X)`` for CSR rows ``X`` of 80 rows at d = 40, 400, 400 with 5, 5
-    and 40 non-zeros a row (the sparse form costs less only for the second),
+    """``(model, X)`` for CSR rows ``X`` of 80 rows at d = 20, 400, 400 with 5, 5
+    and 60 non-zeros a row (the sparse form costs less only for the second),
     each model from ``make_model()`` after one call on ``X``, checked to learn
     the model it learns on the same rows dense."""
     rng = np.random.default_rng(2)
     learned = []
-    for d, nnz in ((40, 5), (400, 5), (400, 40)):
+    for d, nnz in ((20, 5), (400, 5), (400, 60)):
         X = sp.random(80, d, density=nnz / d, format="csr", random_state=rng,
                       data_rvs=rng.standard_normal)
         labels = (X @ rng.standard_normal(d) > 0).astype(int)

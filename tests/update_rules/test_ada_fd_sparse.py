@@ -206,7 +206,7 @@ def test_dense_and_csr_chunks_mix(stream, sketch, setting):
     (AdaFD(form="dual", feature_scaling=None), OjaSketch(4, random_state=0)),
 ], ids=["ffd", "fd", "dual", "rp", "oja", "dual-oja"])
 def test_csr_rows_take_the_form_that_costs_less(rule, sketch, monkeypatch):
-    # where d >= 16 (k + s) (k the sketch's rows)
+    # where d >= 8 (k + s) (k the sketch's rows)
     monkeypatch.setattr(AdaFD, "_SPARSE_FORM_FROM", SPARSE_FORM_FROM)
     forms = [model._state["form"][0, SPARSE] for model, _ in forms_over_widths(
         lambda: SketchedOnlineClassifier(rule, sketch=sketch, random_state=0))]

@@ -203,7 +203,7 @@ def test_sparse_regression(stream, sketch):
 def test_csr_rows_take_the_form_that_costs_less(sketch, monkeypatch):
     # the sparse form costs O(k^2 + k s) an example, the dense form O(k d) with
     # smaller constants (k the rows the sketch keeps: m, 2m in fast FD's
-    # buffer): CSR rows take the sparse form where d >= 16 (k + s)
+    # buffer): CSR rows take the sparse form where d >= 8 (k + s)
     monkeypatch.setattr(SketchedOnlineNewton, "_SPARSE_FORM_FROM", SPARSE_FORM_FROM)
     kept = {"none": 0, "oja": 4, "fast_fd": 8}[sketch]
     forms = []
@@ -212,7 +212,7 @@ def test_csr_rows_take_the_form_that_costs_less(sketch, monkeypatch):
             random_state=0)):
         assert model._state["rows"].shape[1] == kept
         forms.append(model._state["form"][0, 1])
-        assert forms[-1] == (X.shape[1] + 1 >= 16 * (kept + X.nnz / X.shape[0]))
+        assert forms[-1] == (X.shape[1] + 1 >= 8 * (kept + X.nnz / X.shape[0]))
     assert forms == [0, 1, 0]
 
 
