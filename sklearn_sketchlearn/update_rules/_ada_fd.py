@@ -237,8 +237,12 @@ class AdaFD(SparseFormRule, BaseUpdateRule):
         turned to keep ``w = w_bar + Z^T b`` (``T^T b' = b``), where a fold of
         ``b`` into ``w_bar`` would outlive the ``w_bar`` that dual averaging
         drops at its next step. ``O(m^3)``, where the dense form's move is
-        ``O(m^2 d)``."""
-        turn, state["eigenvalues"][:] = turned_directions(
+        ``O(m^2 d)``. Where the moved directions' Gram matrix is conditioned
+        beyond ``TURN_CONDITION_LIMIT`` (a direction on features whose units
+        moved 1e3 and more apart in one call) the dense form takes an SVD over
+        every column; this turn, all the sparse form has, is then orthonormal
+        only to about ``1e-16`` times that condition."""
+        turn, state["eigenvalues"][:], _ = turned_directions(
             state["gram"], state["factor"], state["eigenvalues"], state["counts"][0])
         sketch_weights = state["sketch_weights"]
         turned_weights = np.linalg.solve(turn.T, sketch_weights)

@@ -9,8 +9,9 @@ from sklearn.utils import check_random_state
 
 from sklearn_sketchlearn import SketchedOnlineClassifier
 from sklearn_sketchlearn._kernels._sketch_updates import turn_factor
+from sklearn_sketchlearn._units import UnitsChange
 from sklearn_sketchlearn.sketches import OjaSketch
-from sklearn_sketchlearn.sketches._oja import turned_directions
+from sklearn_sketchlearn.sketches._oja import TURN_CONDITION_LIMIT, turned_directions
 
 from ..conftest import make_stream
 from ..reference.sketches import oja
@@ -128,8 +129,8 @@ def test_turned_directions_are_the_moved_sketchs_svd(spread, moved):
     eigenvalues = np.geomspace(1.0, spread, 6) if spread else np.r_[np.ones(5), 0.0]
     slots *= np.exp(rng.uniform(-np.log(moved), np.log(moved), 5000))
     n_sketched = 50
-    turn, turned_eigenvalues = turned_directions(slots @ slots.T, factor, eigenvalues,
-                                                 n_sketched)
+    turn, turned_eigenvalues, _ = turned_directions(slots @ slots.T, factor, eigenvalues,
+                                                    n_sketched)
     directions = turn @ slots
     sketch = np.sqrt(n_sketched * eigenvalues)[:, np.newaxis] * (factor @ slots)
     _, expected_values, expected_rows = np.linalg.svd(sketch, full_matrices=False)
@@ -144,3 +145,36 @@ def test_turned_directions_are_the_moved_sketchs_svd(spread, moved):
     moved_sketch = np.sqrt(n_sketched * turned_eigenvalues)[:, np.newaxis] * directions
     np.testing.assert_allclose(moved_sketch.T @ moved_sketch, sketch.T @ sketch,
                                atol=1e-12 * expected_values[0] ** 2)
+
+
+def test_directions_on_features_moved_far_apart_take_the_svd_in_the_dense_form():
+    # each direction on its own block of features, mixed by a rotation, the
+    # blocks' units moved by factors from 1e-3 to 1e3: the moved directions'
+    # Gram matrix is conditioned 1e12, where the turn found from it would
+    # leave them far from orthonormal; the dense move takes the SVD of the
+    # moved sketch instead, and below the limit (factors 0.1 to 10) the turn
+    rng = np.random.default_rng(0)
+    blocks = np.zeros((6, 6000))
+    for i in range(6):
+        blocks[i, i * 1000:(i + 1) * 1000] = rng.standard_normal(1000)
+    slots = np.linalg.qr(rng.standard_normal((6, 6)))[0] @ blocks
+    factor = np.linalg.inv(np.linalg.cholesky(slots @ slots.T))
+    eigenvalues = np.geomspace(1.0, 1e-3, 6)
+    for low, conditioned in [(1e-3, True), (0.1, False)]:
+        a = np.repeat(np.geomspace(low, 1.0 / low, 6), 1000)
+        moved = slots * a
+        condition = turned_directions(moved @ moved.T, factor, eigenvalues, 50)[2]
+        assert (condition > TURN_CONDITION_LIMIT) == conditioned
+        state = {"rows": slots.copy(), "factor": factor.copy(), "gram": slots @ slots.T,
+                 "eigenvalues": eigenvalues.copy(), "counts": np.array([50, 0])}
+        change = UnitsChange(np.arange(6000), a, np.zeros(6000), 1.0, 6000,
+                             np.zeros(6000, dtype=bool))
+        OjaSketch(6)._move_columns(state, change)
+        sketch = np.sqrt(50 * eigenvalues)[:, np.newaxis] * (factor @ moved)
+        _, expected_values, expected_rows = np.linalg.svd(sketch, full_matrices=False)
+        directions = state["factor"] @ state["rows"]
+        np.testing.assert_allclose(directions @ directions.T, np.eye(6), atol=1e-10)
+        np.testing.assert_allclose(np.sqrt(50 * state["eigenvalues"]), expected_values,
+                                   rtol=1e-8)
+        agreement = np.abs(np.sum(directions * expected_rows, axis=1))
+        np.testing.assert_allclose(agreement, 1.0, atol=1e-8)

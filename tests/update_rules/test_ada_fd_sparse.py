@@ -140,6 +140,31 @@ def test_the_sparse_form_moves_with_the_running_units(stream, sketch, chunk, set
     assert_same_model(dense, sparse)
 
 
+@pytest.mark.parametrize("form", ["mirror", "dual"])
+def test_ojas_turn_at_units_spanning_eight_orders_learns_the_dense_model(form, not_centred,
+                                                                         monkeypatch):
+    # features scaled by 1e-4 to 1e4: the running units move the columns by
+    # factors as far apart, and the turn of Oja's directions whitens the
+    # moved slots' Gram matrix (turned_directions), conditioned by how far
+    # apart the factors of each direction's features are (the dense form
+    # takes an SVD beyond TURN_CONDITION_LIMIT: these stay below it)
+    rng = np.random.default_rng(0)
+    X = sp.random(600, 3000, density=15 / 3000, format="csr", random_state=rng,
+                  data_rvs=rng.standard_normal)
+    labels = (X @ rng.standard_normal(3000) > 0).astype(int)
+    X = sp.csr_matrix(X @ sp.diags(10.0 ** rng.uniform(-4, 4, 3000)))
+    models = []
+    for sparse_form in (True, False):
+        if not sparse_form:
+            dense_form_on_csr_rows(monkeypatch)
+        model = SketchedOnlineClassifier(AdaFD(form=form), sketch=OjaSketch(6, random_state=0),
+                                         random_state=0)
+        models.append(stream_in_chunks(model, X, labels, None, 50))
+    sparse, dense = models
+    assert sparse._state["form"][0, SPARSE] == 1 and dense._state["form"][0, SPARSE] == 0
+    assert_same_model(dense, sparse)
+
+
 @pytest.mark.parametrize("setting", FORMS)
 @pytest.mark.parametrize("sketch", ["fast_fd", "fast_rfd", "fd"])
 def test_gradients_inside_the_span_turn_the_factor(sketch, setting):
