@@ -671,16 +671,16 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
         that centering would make every sparse row dense. A model started on
         sparse data scales its features without centering them, unless its
         sketch is exact, whose O(d^2) step reads every row densely anyway. A
-        classifier over FD or no sketch takes AdaGrad's units, which feed a
-        feature in proportion to the curvature it has had, so that the ridge
-        shared by the directions off the sketch does not damp a rare word like
-        a common one; Oja's sketch, random projections and a regressor take
+        classifier over FD, Oja's sketch or no sketch takes AdaGrad's units,
+        which feed a feature in proportion to the curvature it has had, so
+        that the ridge shared by the directions off the sketch does not damp
+        a rare word like a common one; random projections and a regressor take
         'scale', which did better there (measurements: the user guide,
         learners.rst, "Features"). AdaGrad's units under an infinite
         ``adagrad_start_`` are 'scale' units."""
         scaling = self.feature_scaling
         if scaling == "standardize" and sparse_data and kind != EXACT:
-            adagrad = self._classifier and kind in (FREQUENT_DIRECTIONS, NO_SKETCH)
+            adagrad = self._classifier and kind in (FREQUENT_DIRECTIONS, OJA, NO_SKETCH)
             scaling = "adagrad" if adagrad else "scale"
         # an unbounded start holds each D_j at its first value, the square of
         # the feature's first magnitude: units of the features' magnitudes,
