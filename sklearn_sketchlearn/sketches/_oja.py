@@ -212,10 +212,12 @@ class OjaSketch(BaseSketch):
             _, singular_values, directions = np.linalg.svd(scaled @ rows, full_matrices=False)
             rows[:] = directions
             eigenvalues = singular_values**2 / n_sketched
+            gram = np.eye(rows.shape[0])  # (the SVD's rows are orthonormal)
         else:
             rows[:] = turn @ rows
+            gram = turn @ gram @ turn.T  # (no second pass over the d columns)
         state["eigenvalues"][:] = eigenvalues
-        state["gram"][:] = rows @ rows.T
+        state["gram"][:] = gram
         state["factor"][:] = np.eye(rows.shape[0])
 
     def _factor(self):
