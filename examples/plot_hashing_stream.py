@@ -52,9 +52,11 @@ print(documents[0][:80], "...")
 # ---------------------------
 #
 # SON's default units suit the stream: on sparse rows it does not center
-# (no sparse row would survive it) and divides each hashed column by the
-# root mean square of its non-zero values, so SON keeps its sparse form and a
-# rare pair is fed at its own magnitude. The signed hash
+# (no sparse row would survive it), so SON keeps its sparse form, and a
+# classifier feeds each hashed column in AdaGrad's units, divided by the root
+# of the curvature it has gathered from a prior of a few examples' worth,
+# whose strength a trial on the first 2,000 documents chooses
+# (``son.update_rule_.adagrad_start_``). The signed hash
 # (``alternate_sign=True``, the default) makes colliding columns cancel on
 # average rather than add up.
 #

@@ -342,13 +342,12 @@ def test_csr_input_gives_the_dense_result(stream, name):
     dense = make_model(name)
     rule = dense.update_rule
     # SON's sparse form: the dense model's arithmetic in another order, and
-    # 'standardize' on sparse CSR rows a classifier's AdaGrad's units over FD,
-    # Oja's sketch and no sketch, else 'scale' (tests/update_rules/test_son_sparse.py)
+    # 'standardize' on sparse CSR rows a classifier's AdaGrad's units
+    # (tests/update_rules/test_son_sparse.py)
     sparse_form = isinstance(rule, SketchedOnlineNewton) and not isinstance(
         dense.sketch, ExactSketch)
     if sparse_form and rule.feature_scaling == "standardize":
-        adagrad = not isinstance(dense.sketch, RandomProjectionSketch)
-        dense.set_params(update_rule__feature_scaling="adagrad" if adagrad else "scale")
+        dense.set_params(update_rule__feature_scaling="adagrad")
     dense.fit(X, y)
     sparse = make_model(name).fit(sp.csr_matrix(X), y)
     rtol = 1e-9 if sparse_form else 1e-12

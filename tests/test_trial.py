@@ -167,7 +167,8 @@ def test_no_trial_of_the_start_where_adagrads_units_are_not_used_or_it_is_given(
     # alpha's trial instead where alpha is not given (still running after 200
     # examples), the start kept at its first value
     X, labels = text_like(200, 2)
-    for model in (SketchedOnlineClassifier(sketch="rp", random_state=0),  # 'scale' units
+    for model in (SketchedOnlineClassifier(SketchedOnlineNewton(feature_scaling="scale"),
+                                           random_state=0),
                   SketchedOnlineClassifier(random_state=0).partial_fit(  # dense rows
                       X[:1].toarray(), labels[:1], classes=[0, 1])):
         stream(model, X, labels)

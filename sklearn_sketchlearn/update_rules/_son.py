@@ -236,11 +236,10 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
         would make every sparse row dense, so a model started on sparse data
         (CSR rows with fewer than half their entries stored) treats
         ``'standardize'`` (from then on, dense rows included) as ``'adagrad'``
-        in a classifier over Frequent Directions or no sketch, whose rare
-        features (words, hashed pairs) the ridge off the sketch would
-        otherwise damp like common ones, and as ``'scale'`` over Oja's sketch
-        or random projections and in a regressor (see the user guide,
-        *Features*), except
+        in a classifier, whose rare features (words, hashed pairs) the ridge
+        off the sketch would otherwise damp like common ones (the trial of
+        ``adagrad_start`` also tries ``'scale'``'s units), and as ``'scale'``
+        in a regressor (see the user guide, *Features*), except
         over the exact sketch, whose ``O(d^2)`` step reads every row densely
         anyway: there CSR rows learn what the same rows dense would.
         Denser CSR rows, such as a LIBSVM file of dense features, are
@@ -671,17 +670,15 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
         that centering would make every sparse row dense. A model started on
         sparse data scales its features without centering them, unless its
         sketch is exact, whose O(d^2) step reads every row densely anyway. A
-        classifier over FD, Oja's sketch or no sketch takes AdaGrad's units,
-        which feed a feature in proportion to the curvature it has had, so
-        that the ridge shared by the directions off the sketch does not damp
-        a rare word like a common one; random projections and a regressor take
-        'scale', which did better there (measurements: the user guide,
-        learners.rst, "Features"). AdaGrad's units under an infinite
-        ``adagrad_start_`` are 'scale' units."""
+        classifier takes AdaGrad's units, which feed a feature in proportion
+        to the curvature it has had, so that the ridge shared by the
+        directions off the sketch does not damp a rare word like a common one;
+        a regressor takes 'scale' (measurements: the user guide, learners.rst,
+        "Features"). AdaGrad's units under an infinite ``adagrad_start_`` are
+        'scale' units, one of the starts the classifier's trial tries."""
         scaling = self.feature_scaling
         if scaling == "standardize" and sparse_data and kind != EXACT:
-            adagrad = self._classifier and kind in (FREQUENT_DIRECTIONS, OJA, NO_SKETCH)
-            scaling = "adagrad" if adagrad else "scale"
+            scaling = "adagrad" if self._classifier else "scale"
         # an unbounded start holds each D_j at its first value, the square of
         # the feature's first magnitude: units of the features' magnitudes,
         # which 'scale' keeps current

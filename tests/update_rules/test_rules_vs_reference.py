@@ -642,8 +642,7 @@ def test_son_standardized(data, sketch, fit_intercept, scaling, sparse):
     # adaptive ridge, Gauss-Newton curvature. FD replays its rows in the
     # reference, which a moved shrink is not: its transport is checked by the
     # invariance tests. On sparse CSR rows 'standardize' does not center: a
-    # classifier's is AdaGrad's units with no sketch and over Oja's sketch
-    # (and FD), 'scale' over random projections (and a regressor's:
+    # classifier's is AdaGrad's units (a regressor's 'scale':
     # test_son_regression_units), but over the exact sketch, which reads every
     # row densely.
     X, labels, weights = data
@@ -651,7 +650,7 @@ def test_son_standardized(data, sketch, fit_intercept, scaling, sparse):
     if sparse:  # fewer than half the entries stored: sparse data
         X[np.random.default_rng(1).random(X.shape) < 0.6] = 0.0
     n = 25 if sketch == "oja" else len(labels)  # see test_son_regression
-    adagrad_units = sparse and sketch in ("none", "oja") and scaling == "standardize"
+    adagrad_units = sparse and sketch != "exact" and scaling == "standardize"
     model = SketchedOnlineClassifier(SketchedOnlineNewton(
         1.0 if sketch == "exact" else 1e-3, feature_scaling=scaling, adagrad_start=40.0),
                                      sketch=SKETCHES[sketch], fit_intercept=fit_intercept,
