@@ -58,11 +58,18 @@ def vw_oja_newton(X, y, sketch_size=10, repeats=3):
     Returns ``(seconds per example, start-up seconds)``: the median time of a
     run minus the median time of a Workspace built without data. None when
     ``vowpalwabbit`` is not installed.
+
+    VW keeps its weights in a table of ``2^b`` entries, hashing the features
+    into it (``b = 18`` by default): ``b`` is raised to hold every one of the
+    ``d`` features, as a VW user learning them all would, so that VW learns
+    the model we learn, in a table as large; its default table would fold a
+    million features four to an entry and stay in cache while ours cannot.
     """
     vw = vowpal_wabbit()
     if vw is None:
         return None
-    arguments = f"--OjaNewton --sketch_size {sketch_size} --quiet --noconstant"
+    bits = max(18, int(np.ceil(np.log2(X.shape[1]))))
+    arguments = f"--OjaNewton --sketch_size {sketch_size} --quiet --noconstant -b {bits}"
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "data.vw")
         write_vw_file(X, y, path)
