@@ -222,7 +222,8 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
                 and rule._needs_units(center, is_classifier(self))):
             self._units = _units.new_units(
                 n_features, center, rule._centers_mostly_zero,
-                robust_targets=not is_classifier(self) and not loss.has_curvature)
+                robust_targets=not is_classifier(self) and not loss.has_curvature,
+                rare_lift=rule._rare_feature_lift if is_classifier(self) else 0.0)
         self._progressive_sums = np.zeros(3)  # weight, weighted loss, weighted mistakes
         self.t_ = 1
         self._n_positive = 0  # examples of positive sample weight learned

@@ -17,7 +17,12 @@ that the rule keeps sparse or that are too wide (:func:`centres`), features
 are not centred (``c_j = 0``), as centring would make every sparse row dense,
 and ``s_j`` is the root mean square of the feature's non-zero
 values, its magnitude where it occurs (over all rows, a rare feature would be
-fed at ``1 / sqrt(p)`` times it, ``p`` its frequency), as SON's units are.
+fed at ``1 / sqrt(p)`` times it, ``p`` its frequency), as SON's units are;
+a rule may lift a rare feature part of that way (``rare_lift``, ``beta``):
+``s_j`` times ``(W_j / mean W)^beta``, ``W_j`` the weight of the rows where
+the feature is non-zero and ``mean W`` its mean over the features seen, so
+that features all as frequent keep their magnitudes (ADA-FD's classifier,
+``beta = 1/8``; see the user guide, *Features*).
 The diagonal rules (OGD, AdaGrad) do not centre a feature that is zero in
 most examples (by weight) in a centred stream either, and scale it so:
 centred, its zeros are fed as a small constant ``-c_j / s_j``, and a
@@ -136,7 +141,7 @@ class UnitsChange(NamedTuple):
         return self.features.size > 0 or self.r != 1.0
 
 
-def new_units(n_features, center, center_mostly_zero=True, robust_targets=False):
+def new_units(n_features, center, center_mostly_zero=True, robust_targets=False, rare_lift=0.0):
     """Statistics of no example yet, and units that feed every feature as 0.
 
     A centred stream keeps each feature's mean and sum of squared deviations,
@@ -147,6 +152,8 @@ def new_units(n_features, center, center_mostly_zero=True, robust_targets=False)
     slope is +-1, chosen for heavy tails) the targets' unit is their running
     median magnitude, as SON's (:func:`~._kernels._units.count_magnitude`),
     not their root mean square, which one far outlier takes to its size.
+    ``rare_lift`` (``beta``; a stream that is not centred) multiplies a
+    feature's unit by its frequency to the power ``beta`` (see above).
     """
     if center:
         statistics = {"mean": np.zeros(n_features),
@@ -157,6 +164,8 @@ def new_units(n_features, center, center_mostly_zero=True, robust_targets=False)
     else:
         statistics = {"squares": np.zeros(n_features), "nonzero_weight": np.zeros(n_features),
                       "nonzeros": np.zeros(n_features)}
+        if rare_lift:  # the features seen and the sum of their non-zero weights
+            statistics.update(rare_lift=float(rare_lift), features_seen=0, nonzero_total=0.0)
     return {
         "center_features": bool(center),
         "count": 0.0,  # the weight of the examples seen
@@ -206,10 +215,15 @@ def feature_arrays(units):
 
 def observed_features(units, X):
     """The features whose statistics (and so units) a chunk ``X`` can change:
-    a CSR chunk's columns when the stream is not centred, else every feature."""
-    if sp.issparse(X) and not units["center_features"]:
+    its columns with a non-zero when the stream is not centred (a CSR chunk's
+    stored columns), else every feature. A feature's unit is revisited only
+    where it occurs, so that dense rows move the units CSR rows move (a unit
+    lifted by the frequency, ``rare_lift``, would drift with every row)."""
+    if units["center_features"]:
+        return np.arange(X.shape[1])
+    if sp.issparse(X):
         return distinct_sorted(X.indices)
-    return np.arange(X.shape[1])
+    return np.flatnonzero((X != 0.0).any(axis=0))
 
 
 def snapshot(units, X=None):
@@ -276,13 +290,20 @@ def observe(units, X, y=None, sample_weight=None):
             units["mean"] += delta * (m / (count + m))
             units["squared_deviations"] += deviations + delta * delta * (count * m / (count + m))
             count += m
-    elif sp.issparse(X):
-        finite = observe_nonzeros(X.indptr, X.indices, X.data, weights, units["squares"],
-                                  units["nonzero_weight"], units["nonzeros"])
     else:
-        units["squares"] += (X * X).T @ weights
-        units["nonzero_weight"] += (X != 0.0).T @ weights
-        units["nonzeros"] += np.count_nonzero(X, axis=0)
+        lifted = "rare_lift" in units
+        before = units["nonzero_weight"][features] if lifted else None
+        if sp.issparse(X):
+            finite = observe_nonzeros(X.indptr, X.indices, X.data, weights, units["squares"],
+                                      units["nonzero_weight"], units["nonzeros"])
+        else:
+            units["squares"] += (X * X).T @ weights
+            units["nonzero_weight"] += (X != 0.0).T @ weights
+            units["nonzeros"] += np.count_nonzero(X, axis=0)
+        if lifted:
+            added = units["nonzero_weight"][features] - before
+            units["nonzero_total"] += float(added.sum())
+            units["features_seen"] += int(np.count_nonzero((before == 0.0) & (added > 0.0)))
     units["count"] += n
     units["examples"] += int(np.count_nonzero(weights > 0.0))
     if y is not None:
@@ -321,8 +342,13 @@ def move(units, features, all_data=False):
     if not units["center_features"]:  # one compiled pass over the features
         moved, a = np.empty(features.size, dtype=np.intp), np.empty(features.size)
         young = np.empty(features.size, dtype=bool)
+        lift, mean_weight = 0.0, 1.0
+        if "rare_lift" in units and units["features_seen"]:
+            lift = units["rare_lift"]
+            mean_weight = units["nonzero_total"] / units["features_seen"]
         n_moved = move_nonzero_units(features, units["squares"], units["nonzero_weight"],
-                                     units["nonzeros"], units["scale"], moved, a, young)
+                                     units["nonzeros"], lift, mean_weight, units["scale"],
+                                     moved, a, young)
         return UnitsChange(moved[:n_moved], a[:n_moved], np.zeros(n_moved),
                            _move_target_scale(units), n_features, young[:n_moved])
     mean = units["mean"][features]

@@ -83,29 +83,41 @@ def test_observe_merges_chunks_into_the_statistics_of_the_stream(sparse, center,
     np.testing.assert_allclose(variance[1], X[:, 1].var(), rtol=1e-6)
 
 
-def test_a_sparse_chunk_moves_the_units_of_its_own_features_only():
-    # a CSR chunk of a stream that is not centred is looked at, and its units
-    # moved, at its columns only: the same units and maps as the dense rows
-    # give over every feature, in the chunk's time, whatever d
+@pytest.mark.parametrize("lift", [0.0, 0.125])
+def test_a_chunk_moves_the_units_of_its_own_features_only(lift):
+    # a chunk of a stream that is not centred is looked at, and its units
+    # moved, at its columns with a non-zero only, dense or CSR: the same units
+    # and maps from both, in the chunk's time, whatever d; a unit lifted by
+    # its feature's frequency (rare_lift) is not revisited while the feature
+    # is absent, although the mean frequency it is compared with moves
     rng = np.random.default_rng(4)
     X = rng.standard_normal((300, 50)) * rng.uniform(0.1, 10.0, 50)
     X[rng.random(X.shape) < 0.9] = 0.0
     X[150:, 40:] = 0.0  # features the later chunks do not have
-    sparse, dense = _units.new_units(50, False), _units.new_units(50, False)
+    sparse, dense = (_units.new_units(50, False, rare_lift=lift) for _ in range(2))
     weights = rng.uniform(0.5, 2.0, 300)
     for begin in range(0, 300, 30):
         rows = slice(begin, begin + 30)
+        present = np.flatnonzero((X[rows] != 0).any(axis=0))
         observed, _ = _units.observe(sparse, sp.csr_matrix(X[rows]), None, weights[rows])
-        np.testing.assert_array_equal(observed, np.flatnonzero((X[rows] != 0).any(axis=0)))
+        np.testing.assert_array_equal(observed, present)
         np.testing.assert_array_equal(_units.observe(dense, X[rows], None, weights[rows])[0],
-                                      np.arange(50))
-        changes = [_units.move(sparse, observed), _units.move(dense, np.arange(50))]
+                                      present)
+        changes = [_units.move(sparse, observed), _units.move(dense, present)]
         np.testing.assert_array_equal(changes[0].features, changes[1].features)
         np.testing.assert_allclose(changes[0].a, changes[1].a, rtol=1e-12)
         for key in ("squares", "nonzero_weight", "scale"):
             np.testing.assert_allclose(sparse[key], dense[key], rtol=1e-12)
+    nonzero = X != 0
     rms = [np.sqrt(np.average(c[c != 0] ** 2, weights=weights[c != 0])) for c in X.T]
-    np.testing.assert_allclose(sparse["scale"], rms, rtol=0.25)  # within the tolerance
+    frequency = weights @ nonzero  # over the mean of the features seen (all 50 here)
+    lifted = rms * (frequency / frequency.mean()) ** lift
+    if not lift:
+        np.testing.assert_allclose(sparse["scale"], lifted, rtol=0.25)  # within the tolerance
+    else:  # features 40 on keep the unit of their last chunk, at half the mean frequency now
+        np.testing.assert_allclose(sparse["scale"][:40], lifted[:40], rtol=0.3)
+        assert sparse["features_seen"] == 50
+        np.testing.assert_allclose(sparse["nonzero_total"], frequency.sum(), rtol=1e-12)
 
 
 def test_move_changes_only_units_beyond_the_tolerance():
@@ -179,14 +191,17 @@ def test_one_row_chunks_learn_what_one_call_learns(rule):
     assert np.mean(rows.predict(X) == whole.predict(X)) >= 0.97
 
 
-def test_move_of_a_stream_not_centred_against_its_formulas():
+@pytest.mark.parametrize("lift", [0.0, 0.125])
+def test_move_of_a_stream_not_centred_against_its_formulas(lift):
     # the compiled pass of a stream that is not centred, against the rule
     # written out: a feature seen varying takes the root of the mean square of
-    # its non-zeros once that leaves its squared unit by more than the
-    # tolerance's square; the change lists the features that had a unit
+    # its non-zeros, times its frequency over the mean frequency of the
+    # features seen to the power rare_lift, once its square leaves the squared
+    # unit by more than the tolerance's square; the change lists the features
+    # that had a unit
     rng = np.random.default_rng(7)
     d = 400
-    units = _units.new_units(d, False)
+    units = _units.new_units(d, False, rare_lift=lift)
     squares = rng.uniform(0.0, 4.0, d) * (rng.random(d) < 0.9)
     weight = rng.uniform(1.0, 5.0, d) * (rng.random(d) < 0.9)
     scale = np.sqrt(squares / np.where(weight > 0, weight, 1.0)) * rng.choice(
@@ -194,23 +209,26 @@ def test_move_of_a_stream_not_centred_against_its_formulas():
     nonzeros = rng.integers(1, 2 * ENTRY_EXAMPLES, d) * (weight > 0)
     units.update(count=50.0, squares=squares.copy(), nonzero_weight=weight.copy(),
                  nonzeros=nonzeros.astype(float), scale=scale.copy())
+    if lift:
+        units.update(features_seen=int((weight > 0).sum()), nonzero_total=weight.sum())
     features = np.sort(rng.choice(d, 300, replace=False))
     change = _units.move(units, features)
 
     variance = np.divide(squares, weight, out=np.zeros(d), where=weight > 0)
+    variance *= (weight / weight[weight > 0].mean()) ** (2 * lift)
     factor = (1.0 + RESCALE_TOLERANCE) ** 2
     leaves = (variance > factor * scale**2) | (variance * factor < scale**2)
     moves = np.zeros(d, dtype=bool)
     moves[features] = leaves[features] & (variance[features] > 0)
     expected_scale = np.where(moves, np.sqrt(variance), scale)
-    np.testing.assert_array_equal(units["scale"], expected_scale)
+    np.testing.assert_allclose(units["scale"], expected_scale, rtol=1e-14)
     listed = np.flatnonzero(moves & (scale > 0))
     np.testing.assert_array_equal(change.features, listed)
     # a unit that grew and rests on at most ENTRY_EXAMPLES non-zeros is young
     grew = scale[listed] < expected_scale[listed]
     np.testing.assert_array_equal(change.young, grew & (nonzeros[listed] <= ENTRY_EXAMPLES))
     assert 0 < change.young.sum() < grew.sum()  # both cases came up
-    np.testing.assert_array_equal(change.a, scale[listed] / np.sqrt(variance[listed]))
+    np.testing.assert_allclose(change.a, scale[listed] / np.sqrt(variance[listed]), rtol=1e-14)
     np.testing.assert_array_equal(change.b, 0.0)
     assert change.r == 1.0 and not units["center"].any()
     assert 0 < listed.size < moves.sum() < features.size  # every case came up
@@ -627,6 +645,47 @@ def test_sparse_streams_are_scaled_but_not_centred(problem):
     # the root mean square of each feature's non-zero values
     nonzero_rms = [np.sqrt(np.mean(column[column != 0] ** 2)) for column in X.T]
     np.testing.assert_allclose(model._units["scale"], nonzero_rms, rtol=1e-9)
+
+
+def wide_sparse_rows(problem, monkeypatch):
+    """The problem's rows with a fifth of their entries stored, as CSR rows too
+    wide to be centred (CENTRED_SPARSE_FLOATS lowered), and their factors."""
+    monkeypatch.setattr(_units, "CENTRED_SPARSE_FLOATS", 0)
+    X, y, factors, _ = problem
+    rng = np.random.default_rng(5)
+    X = X * (rng.random(X.shape) < rng.uniform(0.02, 0.6, X.shape[1]))  # rare and common
+    return sp.csr_matrix(X), y, factors
+
+
+def test_ada_fds_classifier_lifts_a_rare_features_unit(problem, monkeypatch):
+    # over sparse rows not centred, ADA-FD's classifier divides each feature
+    # by the root mean square of its non-zeros times (p_j / mean p)^(1/8), p_j
+    # its frequency; its regressor, and the other rules, by the root mean
+    # square alone
+    X, y, _ = wide_sparse_rows(problem, monkeypatch)
+    dense = X.toarray()
+    rms = np.array([np.sqrt(np.mean(c[c != 0] ** 2)) for c in dense.T])
+    frequency = (dense != 0).sum(axis=0)
+    models = {
+        "ada_fd": SketchedOnlineClassifier("ada_fd", random_state=0).fit(X, y),
+        "ada_fd regressor": SketchedOnlineRegressor("ada_fd", random_state=0).fit(X, y),
+        "adagrad": SketchedOnlineClassifier("adagrad", random_state=0).fit(X, y)}
+    assert not any(model._units["center_features"] for model in models.values())
+    np.testing.assert_allclose(models["ada_fd"]._units["scale"],
+                               rms * (frequency / frequency.mean()) ** 0.125, rtol=1e-9)
+    for name in ("ada_fd regressor", "adagrad"):
+        np.testing.assert_allclose(models[name]._units["scale"], rms, rtol=1e-9)
+
+
+def test_lifted_units_are_free_of_each_features_units(problem, monkeypatch):
+    # a feature's frequency does not change with its scale: x_j -> f x_j
+    # multiplies its unit by f and the values fed are the same
+    X, y, factors = wide_sparse_rows(problem, monkeypatch)
+    models = [stream(SketchedOnlineClassifier("ada_fd", random_state=0), Z[:1400], y[:1400],
+                     [-1, 1]) for Z in (X, sp.csr_matrix(X.multiply(factors)))]
+    np.testing.assert_allclose(models[1].decision_function(X[1400:].multiply(factors)),
+                               models[0].decision_function(X[1400:]), rtol=1e-7, atol=1e-9)
+    assert models[0].score(X[1400:], y[1400:]) > 0.75  # it learned
 
 
 def test_ogd_leaves_a_stream_not_centred_to_ngs_own_scaling(problem):

@@ -115,19 +115,24 @@ def observe_nonzeros(indptr, indices, data, weights, squares, nonzero_weight, no
 
 
 @jit(strict=True)
-def move_nonzero_units(features, squares, nonzero_weight, nonzeros, scale, moved, ratios, young):
+def move_nonzero_units(features, squares, nonzero_weight, nonzeros, rare_lift, mean_weight,
+                       scale, moved, ratios, young):
     """Move the units of ``features`` (sorted) of a stream that is not centred,
-    in place: a feature whose mean square over its non-zeros has left
-    ``scale^2`` (:func:`left_unit`) takes its root. Writes the features that
-    moved from a scale already in use, their ``old / new`` scale and whether
-    the move grew a young unit (:func:`young_unit_grew`) into ``moved``,
-    ``ratios`` and ``young``; returns their number."""
+    in place: a feature whose squared unit, the mean square over its non-zeros
+    times ``(nonzero_weight / mean_weight)^(2 rare_lift)`` (its frequency over
+    the mean frequency of the features seen), has left ``scale^2``
+    (:func:`left_unit`) takes its root. Writes the features that moved from a
+    scale already in use, their ``old / new`` scale and whether the move grew
+    a young unit (:func:`young_unit_grew`) into ``moved``, ``ratios`` and
+    ``young``; returns their number."""
     n_moved = 0
     for k in range(features.shape[0]):
         j = features[k]
         if nonzero_weight[j] <= 0.0:
             continue
         variance = squares[j] / nonzero_weight[j]
+        if rare_lift != 0.0:
+            variance *= (nonzero_weight[j] / mean_weight) ** (2.0 * rare_lift)
         if variance > 0.0 and left_unit(variance, scale[j] * scale[j]):
             new_scale = np.sqrt(variance)
             if scale[j] > 0.0:

@@ -108,7 +108,9 @@ class BaseUpdateRule(BaseEstimator):
       a feature zero in most examples is centred in a centred stream;
       ``_centers_sparse_rows``: whether a stream that starts with sparse rows
       is centred, for a rule that reads every row densely anyway, see
-      :func:`~sklearn_sketchlearn._units.centres`);
+      :func:`~sklearn_sketchlearn._units.centres`; ``_rare_feature_lift``:
+      the power of a feature's frequency that multiplies its unit in a stream
+      that is not centred, see :mod:`sklearn_sketchlearn._units`);
     * :meth:`_prepare`, called once on the fitted copy: raises a
       ``ValueError`` for pairings that make no sense (before any state exists)
       and resolves data-dependent defaults;
@@ -128,6 +130,7 @@ class BaseUpdateRule(BaseEstimator):
     _kernel_units = None
     _centers_mostly_zero = True
     _centers_sparse_rows = False
+    _rare_feature_lift = 0.0
 
     def _needs_units(self, center, is_classifier):
         """Whether a rule with ``_running_units`` learns in the estimator's running
