@@ -104,12 +104,14 @@ class AdaFD(SparseFormRule, BaseUpdateRule):
         (``delta`` counts in the examples' mean weight, which multiplies every
         gradient; see :mod:`sklearn_sketchlearn._units`; the state moves with
         the units and ``coef_`` is in the original features). A classifier's
-        sparse rows too wide to be centred are divided by the root mean
-        square of each feature's non-zeros times ``(W_j / mean W)^(1/8)``,
-        its relative frequency, so that the step off the sketch, the same in
-        every direction, does not damp a rare word like a common one (one
-        pass over 10 and 20 classes of rare-word text: +7 to +27 points; see
-        the user guide, *Features*).
+        stream that is not centred (sparse rows too wide to be centred, or
+        rows without an intercept) is divided by the root mean square of each
+        feature's non-zeros times ``(W_j / mean W)^(1/8)``, its relative
+        frequency (``W_j`` the weight of its non-zero rows), so that the step
+        off the sketch, the same in every direction, does not damp a rare
+        word like a common one (one pass over 10 and 20 classes of rare-word
+        text: +7 to +27 points; see the user guide, *Features*); features
+        all as frequent, dense ones among them, keep their magnitudes.
         None learns on the data as given: the paper's algorithm, whose
         ``eta0`` and ``delta`` are in the units of the data.
 
