@@ -153,7 +153,8 @@ def new_units(n_features, center, center_mostly_zero=True, robust_targets=False,
     median magnitude, as SON's (:func:`~._kernels._units.count_magnitude`),
     not their root mean square, which one far outlier takes to its size.
     ``rare_lift`` (``beta``; a stream that is not centred) multiplies a
-    feature's unit by its frequency to the power ``beta`` (see above).
+    feature's unit by its relative frequency to the power ``beta`` (see
+    above).
     """
     if center:
         statistics = {"mean": np.zeros(n_features),
@@ -164,7 +165,10 @@ def new_units(n_features, center, center_mostly_zero=True, robust_targets=False,
     else:
         statistics = {"squares": np.zeros(n_features), "nonzero_weight": np.zeros(n_features),
                       "nonzeros": np.zeros(n_features)}
-        if rare_lift:  # the features seen and the sum of their non-zero weights
+        # the features seen and the sum of their non-zero weights, kept running:
+        # summing nonzero_weight would cost O(d) a chunk, where CSR chunks cost
+        # their own columns only
+        if rare_lift:
             statistics.update(rare_lift=float(rare_lift), features_seen=0, nonzero_total=0.0)
     return {
         "center_features": bool(center),

@@ -221,14 +221,17 @@ def test_move_of_a_stream_not_centred_against_its_formulas(lift):
     moves = np.zeros(d, dtype=bool)
     moves[features] = leaves[features] & (variance[features] > 0)
     expected_scale = np.where(moves, np.sqrt(variance), scale)
-    np.testing.assert_allclose(units["scale"], expected_scale, rtol=1e-14)
+    # bit for bit without the lift; the power rounds in its last bits
+    same = np.testing.assert_array_equal if not lift else partial(np.testing.assert_allclose,
+                                                                   rtol=1e-14)
+    same(units["scale"], expected_scale)
     listed = np.flatnonzero(moves & (scale > 0))
     np.testing.assert_array_equal(change.features, listed)
     # a unit that grew and rests on at most ENTRY_EXAMPLES non-zeros is young
     grew = scale[listed] < expected_scale[listed]
     np.testing.assert_array_equal(change.young, grew & (nonzeros[listed] <= ENTRY_EXAMPLES))
     assert 0 < change.young.sum() < grew.sum()  # both cases came up
-    np.testing.assert_allclose(change.a, scale[listed] / np.sqrt(variance[listed]), rtol=1e-14)
+    same(change.a, scale[listed] / np.sqrt(variance[listed]))
     np.testing.assert_array_equal(change.b, 0.0)
     assert change.r == 1.0 and not units["center"].any()
     assert 0 < listed.size < moves.sum() < features.size  # every case came up

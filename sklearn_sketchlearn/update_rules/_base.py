@@ -109,8 +109,9 @@ class BaseUpdateRule(BaseEstimator):
       ``_centers_sparse_rows``: whether a stream that starts with sparse rows
       is centred, for a rule that reads every row densely anyway, see
       :func:`~sklearn_sketchlearn._units.centres`; ``_rare_feature_lift``:
-      the power of a feature's frequency that multiplies its unit in a stream
-      that is not centred, see :mod:`sklearn_sketchlearn._units`);
+      the power of a feature's relative frequency that multiplies its unit in
+      a classifier's stream that is not centred (a regressor's units are not
+      lifted), see :mod:`sklearn_sketchlearn._units`);
     * :meth:`_prepare`, called once on the fitted copy: raises a
       ``ValueError`` for pairings that make no sense (before any state exists)
       and resolves data-dependent defaults;
