@@ -174,8 +174,12 @@ class Trial:
         if first is None:
             return np.zeros(losses.shape[0])
         # a loss that overflowed to inf makes inf - inf, a NaN that no test
-        # passes; the call raises after the block (_record_progress)
-        with np.errstate(invalid="ignore"):
+        # passes; the call raises after the block (_record_progress). A finite
+        # difference whose square overflows (targets 1e150 times those the
+        # units were set on) makes the noise of the comparison inf, and no
+        # rival beats the first value by more: the first is kept, as it should
+        # be on so little evidence of anything, without a warning to the user
+        with np.errstate(invalid="ignore", over="ignore"):
             return ((losses - losses[first]) ** 2).sum(axis=1)
 
     def exchange(self, model, other):

@@ -4,6 +4,7 @@ mistakes (a classifier's start) or loss. The reference is the learner run
 with each candidate value given."""
 
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -380,6 +381,24 @@ def test_a_regressor_keeps_the_alpha_of_least_loss_over_its_later_half(sketch):
     np.testing.assert_allclose(model.coef_, reference.coef_, rtol=1e-12, atol=1e-14)
     assert model.intercept_ == pytest.approx(reference.intercept_, rel=1e-12)
     assert model.progressive_loss_ == pytest.approx(reference.progressive_loss_, rel=1e-12)
+
+
+@pytest.mark.parametrize("sketch", ["exact", "fast_rfd"])
+def test_targets_far_beyond_the_first_keep_the_first_alpha_without_a_warning(sketch):
+    # a chunk of targets 1e150 times the first chunk's: the squares of the
+    # rivals' loss differences from the first value's overflow, the noise of
+    # the comparison is infinite and no rival can lead, so the model held is
+    # the first value's, the one streamed with it given; numpy's overflow
+    # warning is not the user's business
+    X, y = weak_signal(200, 20)
+    y[100:] *= 1e150
+    kind = "exact" if sketch == "exact" else "adaptive"
+    reference = streamed(alpha_given(SketchedOnlineNewton._AUTO_ALPHA[kind], sketch), X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = streamed(SketchedOnlineRegressor(sketch=sketch, random_state=0), X, y)
+    assert model.update_rule_.alpha_ == SketchedOnlineNewton._AUTO_ALPHA[kind]
+    np.testing.assert_allclose(model.coef_, reference.coef_, rtol=1e-12, atol=1e-14)
 
 
 def test_the_default_regressor_learns_a_weak_signal_as_ridge_tuned_offline():
