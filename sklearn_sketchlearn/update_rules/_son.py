@@ -183,8 +183,9 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
         precedence where both would): over the exact sketch between priors
         worth 1, 30 and 1,000 examples, and over the other sketches between
         ``1e-3``, ``1`` and ``100``; ``update_rule_.alpha_``
-        holds the value in force (see the user guide, *Ridge*). Values must
-        be in the range `(0.0, inf)`.
+        holds the value in force (see the user guide, *Ridge*, also for a
+        stream whose concept changes within the trial: give ``alpha``
+        there). Values must be in the range `(0.0, inf)`.
     ridge : {'adaptive', 'fixed'}, default='adaptive'
         How ``alpha_t`` is set (see above).
     bound : float, 'auto' or None, default='auto'
