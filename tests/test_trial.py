@@ -11,7 +11,7 @@ import pytest
 import scipy.sparse as sp
 from sklearn.base import is_classifier
 from sklearn.datasets import make_classification, make_regression
-from sklearn.linear_model import RidgeCV
+from sklearn.linear_model import RidgeCV, SGDClassifier
 
 import sklearn_sketchlearn._estimators as estimators
 import sklearn_sketchlearn._trial as trial_module
@@ -399,6 +399,30 @@ def test_targets_far_beyond_the_first_keep_the_first_alpha_without_a_warning(ske
         model = streamed(SketchedOnlineRegressor(sketch=sketch, random_state=0), X, y)
     assert model.update_rule_.alpha_ == SketchedOnlineNewton._AUTO_ALPHA[kind]
     np.testing.assert_allclose(model.coef_, reference.coef_, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize(("sketch", "alpha"), [("fast_fd", 1e-3), ("exact", "auto")])
+def test_a_stream_whose_labels_flip_is_followed_with_alpha_given_or_the_exact_sketch(sketch,
+                                                                                    alpha):
+    # the user guide (Ridge): a stream whose labels flip within the trial
+    # should give alpha, with which SON over a sketch that misses curvature
+    # follows the new labels; the exact sketch's priors are worth a fixed
+    # number of examples and its trial keeps following them. The reference
+    # is SGDClassifier, whose steps no prior holds back
+    X, y = make_classification(1500, 10, n_informative=5, random_state=0)
+    test = X[1000:], 1 - y[1000:]
+    flipped = [(X[:1000], y[:1000]), (X[:1000], 1 - y[:1000])]
+
+    def follows(model):
+        for rows, labels in flipped:
+            for begin in range(0, 1000, 100):
+                model.partial_fit(rows[begin:begin + 100], labels[begin:begin + 100],
+                                  classes=[0, 1])
+        return model.score(*test)
+
+    reference = follows(SGDClassifier(random_state=0))
+    model = SketchedOnlineClassifier(SketchedOnlineNewton(alpha), sketch=sketch, random_state=0)
+    assert follows(model) > reference
 
 
 def test_the_default_regressor_learns_a_weak_signal_as_ridge_tuned_offline():
