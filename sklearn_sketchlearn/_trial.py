@@ -177,8 +177,8 @@ class Trial:
         # passes; the call raises after the block (_record_progress). A finite
         # difference whose square overflows (targets 1e150 times those the
         # units were set on) makes the noise of the comparison inf, and no
-        # rival beats the first value by more: the first is kept, as it should
-        # be on so little evidence of anything, without a warning to the user
+        # rival beats the first value by more: the first is kept, as where any
+        # difference is within the noise, and numpy's warning is not the user's
         with np.errstate(invalid="ignore", over="ignore"):
             return ((losses - losses[first]) ** 2).sum(axis=1)
 
