@@ -412,13 +412,10 @@ def test_a_classifier_follows_labels_that_flip_within_the_trial(sketch):
     # do. The reference is SGDClassifier, whose steps no prior holds back
     X, y = make_classification(1500, 10, n_informative=5, random_state=0)
     test = X[1000:], 1 - y[1000:]
-    stream = [(X[:1000], y[:1000])] + [(X[:1000], 1 - y[:1000])] * 2
 
     def follows(model):
-        for rows, labels in stream:
-            for begin in range(0, 1000, 100):
-                model.partial_fit(rows[begin:begin + 100], labels[begin:begin + 100],
-                                  classes=[0, 1])
+        for labels in (y[:1000], 1 - y[:1000], 1 - y[:1000]):
+            stream(model, X[:1000], labels, chunk=100)
         return model.score(*test)
 
     reference = follows(SGDClassifier(random_state=0))

@@ -713,8 +713,6 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
             return "adagrad_start_", self._ADAGRAD_START_EXAMPLES[1:]
         if self.alpha != "auto" or self.ridge != "adaptive":
             return None
-        if kind == EXACT:
-            return "alpha_", self._AUTO_ALPHA_RIVALS["exact"]
         # a classifier does not try 100: a ridge a hundred times the mean
         # curvature per direction grows with the stream as the curvature does
         # and keeps the margins near 0 for good. The log loss preferred it on
@@ -722,8 +720,9 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
         # LogisticRegression's), and on labels that flip within the trial the
         # model never followed the new ones; no problem of the defaults suite
         # kept it (see the user guide's *Ridge*)
-        return "alpha_", self._AUTO_ALPHA_RIVALS[
-            "adaptive_classifier" if self._classifier else "adaptive"]
+        rivals = ("exact" if kind == EXACT else
+                  "adaptive_classifier" if self._classifier else "adaptive")
+        return "alpha_", self._AUTO_ALPHA_RIVALS[rivals]
 
     def _grow_floor(self, state, kind, passes_before):
         """Make the adaptive ridge's floor, one example's curvature (over the
