@@ -10,6 +10,7 @@ import joblib
 import numpy as np
 import pytest
 import scipy.sparse as sp
+import sklearn
 from sklearn.base import clone
 from sklearn.datasets import (
     load_breast_cancer,
@@ -23,6 +24,7 @@ from sklearn.linear_model import LogisticRegression, Ridge, SGDClassifier
 from sklearn.model_selection import GridSearchCV, train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
+from sklearn.utils import check_array
 from sklearn.utils.class_weight import compute_class_weight
 
 from sklearn_sketchlearn import SketchedOnlineClassifier, SketchedOnlineRegressor
@@ -367,6 +369,11 @@ def test_a_pandas_sparse_frame_learns_what_its_csr_matrix_learns(estimator):
                   data_rvs=lambda k: rng.uniform(0.5, 2.0, k))
     y = (X @ rng.standard_normal(300) > 0).astype(int)
     frame = pd.DataFrame.sparse.from_spmatrix(X, columns=[f"f{j}" for j in range(300)])
+    if np.isnan(sp.csr_matrix(check_array(frame, accept_sparse=True)).data).any():
+        # scikit-learn 1.6 reads pandas 3's sparse frames as NaN, for every
+        # estimator (LogisticRegression's fit raises on them too)
+        pytest.skip(f"scikit-learn {sklearn.__version__} cannot read pandas "
+                    f"{pd.__version__}'s sparse frames")
     from_csr = estimator(sketch="fd", random_state=0).fit(X, y)
     from_frame = estimator(sketch="fd", random_state=0).fit(frame, y)
     np.testing.assert_array_equal(from_frame.coef_, from_csr.coef_)
