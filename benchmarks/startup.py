@@ -3,10 +3,12 @@
     python benchmarks/startup.py                     # the default classifier, a few pairings
     python benchmarks/startup.py --pairings all      # every update rule x sketch
     python benchmarks/startup.py --kernels           # also what compiles, how long, how large
+    python benchmarks/startup.py --csr               # a chunk of wide CSR rows (the sparse form)
 
 Each measurement is a fresh Python process that imports the package, builds
 ``SketchedOnlineClassifier(update_rule, sketch, random_state=0)`` and learns one
-chunk of 100 rows (``partial_fit``), numba's cache pointed at a temporary
+chunk of 100 rows (``partial_fit``; with ``--csr``, rows of 5,000 features, 1% of
+them non-zero, as CSR, which take the sparse form), numba's cache pointed at a temporary
 folder (``NUMBA_CACHE_DIR``): empty for the first process, warm for the
 second. A third process uses the installation's own cache, as a user's
 does: ``pip install`` compiled every pairing into it
@@ -68,7 +70,7 @@ PRINT_CLOCK = "\nimport time\nprint(time.time())\n"
 # The measured process: learn one chunk, optionally recording numba's compiles.
 CHILD = """
 import json, sys, time
-rule, sketch, profile = json.loads(sys.argv[1])
+rule, sketch, profile, csr = json.loads(sys.argv[1])
 records = []
 if profile:
     from numba.core import event
@@ -102,12 +104,17 @@ if profile:
     event.register("numba:llvm_lock", Llvm())
 
 import numpy as np
+import scipy.sparse as sp
 import sklearn.linear_model
 from sklearn_sketchlearn import SketchedOnlineClassifier
 
 rng = np.random.default_rng(0)
-X = rng.standard_normal((100, 20))
-y = (X[:, 0] + X[:, 1] > 0).astype(int)
+if csr:
+    X = sp.random(100, 5000, density=0.01, format="csr", random_state=0)
+    y = np.arange(100) % 2
+else:
+    X = rng.standard_normal((100, 20))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
 SketchedOnlineClassifier(rule, sketch=sketch, random_state=0).partial_fit(X, y, classes=[0, 1])
 print(json.dumps(records))
 """
@@ -154,15 +161,15 @@ def cache_sizes(folder):
     return sizes
 
 
-def measure(pairing, profile):
+def measure(pairing, profile, csr):
     """Empty-cache and warm-cache runs of one pairing in a new cache folder."""
     rule, sketch = PAIRINGS[pairing]
     with tempfile.TemporaryDirectory() as folder:
         env = cache_environment(folder)
-        cold = run_process(CHILD, [json.dumps([rule, sketch, profile])], env)
-        warm = run_process(CHILD, [json.dumps([rule, sketch, False])], env)
+        cold = run_process(CHILD, [json.dumps([rule, sketch, profile, csr])], env)
+        warm = run_process(CHILD, [json.dumps([rule, sketch, False, csr])], env)
         sizes = cache_sizes(folder)
-    installed = run_process(CHILD, [json.dumps([rule, sketch, False])])
+    installed = run_process(CHILD, [json.dumps([rule, sketch, False, csr])])
     return {"cold": cold, "warm": warm, "installed": installed, "sizes": sizes,
             "records": json.loads(cold.stdout.splitlines()[-1])}
 
@@ -193,6 +200,8 @@ def main(argv=None):
                         help="bare-import processes timed for the baseline")
     parser.add_argument("--kernels", action="store_true",
                         help="report what each empty-cache run compiled")
+    parser.add_argument("--csr", action="store_true",
+                        help="learn CSR rows of 5,000 features, which take the sparse form")
     args = parser.parse_args(argv)
     pairings = list(PAIRINGS) if args.pairings == "all" else args.pairings.split(",")
 
@@ -210,7 +219,7 @@ def main(argv=None):
           f"{'wall':>9s} {'CPU':>6s} {'cache MB':>8s}")
     results = {}
     for pairing in pairings:
-        result = results[pairing] = measure(pairing, args.kernels)
+        result = results[pairing] = measure(pairing, args.kernels, args.csr)
         cold, warm, installed = result["cold"], result["warm"], result["installed"]
         size = sum(result["sizes"].values()) / 1e6
         print(f"{pairing:14s} {cold.wall - wall0:9.2f} {cold.cpu - cpu0:6.2f} "
