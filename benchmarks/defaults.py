@@ -66,7 +66,6 @@ from sklearn.preprocessing import StandardScaler
 
 import sklearn_sketchlearn
 from sklearn_sketchlearn import SketchedOnlineClassifier, SketchedOnlineRegressor
-from sklearn_sketchlearn._trial import TRIAL_EXAMPLES
 from sklearn_sketchlearn.datasets import (
     make_decaying_spectrum_regression,
     make_ill_conditioned_classification,
@@ -414,15 +413,16 @@ def peer_terms(model, X, y, classes):
 
 def trial_models(model):
     """How many models ``model`` learns side by side while its trial runs
-    (``sklearn_sketchlearn._trial``; 1 without one)."""
+    (``sklearn_sketchlearn._trial``), and for how many examples: ``(1, 0)``
+    without one."""
     trial = getattr(model, "_trial", None)
-    return 1 if trial is None else 1 + len(trial.rivals)
+    return (1, 0) if trial is None else (1 + len(trial.rivals), trial.length)
 
 
-def pass_cost(begin, end, models):
+def pass_cost(begin, end, models, tried_rows):
     """The cost of learning rows ``begin`` to ``end`` of a pass in rows after
-    the trial: each of the first ``TRIAL_EXAMPLES`` costs ``models``."""
-    tried = max(min(end, TRIAL_EXAMPLES) - begin, 0)
+    the trial: each of the first ``tried_rows`` costs ``models``."""
+    tried = max(min(end, tried_rows) - begin, 0)
     return models * tried + (end - begin - tried)
 
 
@@ -447,8 +447,8 @@ def one_pass(model, X, y, classes, max_seconds=np.inf):
             start, models = time.perf_counter(), trial_models(model)
             continue
         end = min(begin + CHUNK, n_samples)
-        projected = ((time.perf_counter() - start) / pass_cost(CHUNK, end, models)
-                     * pass_cost(0, n_samples, models))
+        projected = ((time.perf_counter() - start) / pass_cost(CHUNK, end, *models)
+                     * pass_cost(0, n_samples, *models))
         if projected > max_seconds:
             raise TooSlow(f"one pass would take about {projected:.0f} s")
     if own:
@@ -467,7 +467,7 @@ def check_speed(make, X, y, classes, max_seconds):
     The projection is the time per row between the last two passes: a fresh
     pass pays its start (the state's allocation, the first chunk's checks)
     once, not per row. A model that runs a trial (``sklearn_sketchlearn._trial``)
-    learns its first ``TRIAL_EXAMPLES`` rows once per model tried and the rest
+    learns its trial's rows once per model tried and the rest
     once, and is projected so. (On the topic text, SON over fast FD: the first
     100 rows' time per row projected 10.5 s, the slope from 20 to 100 rows 7.0 s,
     and a pass took 4.3 s.) The first rows still cost more than the pass's mean
@@ -488,8 +488,8 @@ def check_speed(make, X, y, classes, max_seconds):
         return  # the pass itself reports it
     models = trial_models(model)
     (fewer, shorter), (rows, elapsed) = ([(0, 0.0)] + list(times.items()))[-2:]
-    projected = ((elapsed - shorter) / pass_cost(fewer, rows, models)
-                 * pass_cost(0, X.shape[0], models))
+    projected = ((elapsed - shorter) / pass_cost(fewer, rows, *models)
+                 * pass_cost(0, X.shape[0], *models))
     if projected > CHECK_MARGIN * max_seconds:
         raise TooSlow(f"one pass would take about {projected:.0f} s")
 

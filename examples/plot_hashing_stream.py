@@ -55,7 +55,7 @@ print(documents[0][:80], "...")
 # (no sparse row would survive it), so SON keeps its sparse form, and a
 # classifier feeds each hashed column in AdaGrad's units, divided by the root
 # of the curvature it has gathered from a prior of a few examples' worth,
-# whose strength a trial on the first 2,000 documents chooses
+# whose strength a trial on the first 8,000 documents chooses
 # (``son.update_rule_.adagrad_start_``). The signed hash
 # (``alternate_sign=True``, the default) makes colliding columns cancel on
 # average rather than add up.

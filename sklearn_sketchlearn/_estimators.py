@@ -40,7 +40,13 @@ from ._kernels._rows import distinct_sorted, own_columns
 from ._kernels._son_sparse import TOUCHED, VERSION
 from ._kernels._units import ENTRY_EXAMPLES
 from ._layout import STATE_LAYOUT, StateLayoutMixin, copied, writable
-from ._trial import TRIAL_MEMORY, Trial, trial_memory
+from ._trial import (
+    CLASSIFIER_TRIAL_EXAMPLES,
+    REGRESSOR_TRIAL_EXAMPLES,
+    TRIAL_MEMORY,
+    Trial,
+    trial_memory,
+)
 from ._validation import (
     CHUNK_CHECKS,
     check_sparse_structure,
@@ -214,7 +220,7 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         self._trial = None
         tried = rule._tried_values(sketch, _units.is_sparse_data(X))
         if tried is not None and trial_memory(self._state, len(tried[1])) <= TRIAL_MEMORY:
-            self._trial = Trial(*tried, self._state)
+            self._trial = Trial(*tried, self._state, self._TRIAL_EXAMPLES)
         self._units = None
         center = _units.centres(X, self.fit_intercept, rule._centers_sparse_rows,
                                 self._BLOCK_SIZE)
@@ -1173,6 +1179,8 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
 
     # The shortest and longest blocks of a multinomial model (see _multinomial_block)
     _MULTINOMIAL_BLOCKS = (8, 256)
+    # The examples a stream's trial of a rule's setting lasts (see _trial)
+    _TRIAL_EXAMPLES = CLASSIFIER_TRIAL_EXAMPLES
 
     _parameter_constraints: dict = {
         **_BaseSketchedOnline._parameter_constraints,
@@ -1883,6 +1891,8 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
     # (the user guide, *Bound*); twice, so that a target beyond those learned is
     # still reached
     _TARGET_BOUND = 2.0
+    # The examples a stream's trial of a rule's setting lasts (see _trial)
+    _TRIAL_EXAMPLES = REGRESSOR_TRIAL_EXAMPLES
 
     def _block_target_limits(self, labels):
         distances = np.abs(labels - self._target_offset)

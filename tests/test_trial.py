@@ -14,9 +14,7 @@ from sklearn.datasets import make_classification, make_regression
 from sklearn.linear_model import RidgeCV, SGDClassifier
 
 import sklearn_sketchlearn._estimators as estimators
-import sklearn_sketchlearn._trial as trial_module
 from sklearn_sketchlearn import SketchedOnlineClassifier, SketchedOnlineRegressor
-from sklearn_sketchlearn._trial import TRIAL_EXAMPLES
 from sklearn_sketchlearn.update_rules import (
     SDROGD,
     AdaFD,
@@ -26,6 +24,7 @@ from sklearn_sketchlearn.update_rules import (
 )
 
 STARTS = SketchedOnlineNewton._ADAGRAD_START_EXAMPLES  # the default's first
+TRIAL_EXAMPLES = SketchedOnlineClassifier._TRIAL_EXAMPLES  # a stream's, in a classifier
 
 
 def text_like(n, n_classes, seed=0, d=400):
@@ -103,7 +102,7 @@ def test_the_trial_ends_after_its_examples(monkeypatch, length):
     # on alone; with a trial of 100 examples, on rows where the second half
     # takes 10 and the whole trial would keep 40 (the case that tells them
     # apart)
-    monkeypatch.setattr(trial_module, "TRIAL_EXAMPLES", length)
+    monkeypatch.setattr(SketchedOnlineClassifier, "_TRIAL_EXAMPLES", length)
     X, labels = text_like(length + 300, 2, seed=1 if length == TRIAL_EXAMPLES else 15)
     runs = {start: each_example(given(start), X, labels) for start in STARTS}
     kept = kept_by_trial(STARTS[0], STARTS[1:], later_mistakes(runs, length // 2, length))
@@ -124,7 +123,7 @@ def test_fit_chooses_by_its_first_pass(monkeypatch):
     # (the unbounded start's units are counted first: the test below)
     starts = STARTS[:3]
     monkeypatch.setattr(SketchedOnlineNewton, "_ADAGRAD_START_EXAMPLES", starts)
-    monkeypatch.setattr(trial_module, "TRIAL_EXAMPLES", 100)
+    monkeypatch.setattr(SketchedOnlineClassifier, "_TRIAL_EXAMPLES", 100)
     X, labels = text_like(600, 2, seed=1)
     # (FD's sketch: fit of two classes at 401 weights would take the exact one)
     runs = {start: each_example(given(start, sketch="fast_rfd"), X, labels) for start in starts}
@@ -318,7 +317,7 @@ def test_rows_of_weight_zero_change_nothing_in_the_trial(monkeypatch):
     # the trial counts examples of positive weight (its middle and end, and
     # fit's first pass): rows of weight 0 inserted anywhere leave the model,
     # the start kept and the progressive loss as without them
-    monkeypatch.setattr(trial_module, "TRIAL_EXAMPLES", 100)
+    monkeypatch.setattr(SketchedOnlineClassifier, "_TRIAL_EXAMPLES", 100)
     X, labels = text_like(300, 3, seed=3)
     order = np.sort(np.r_[np.arange(300), np.arange(7, 300, 11)])  # some rows twice
     weights = np.r_[1.0, np.diff(order) != 0]  # (the second copy weighs 0)
@@ -381,6 +380,18 @@ def test_a_regressor_keeps_the_alpha_of_least_loss_over_its_later_half(sketch):
     np.testing.assert_allclose(model.coef_, reference.coef_, rtol=1e-12, atol=1e-14)
     assert model.intercept_ == pytest.approx(reference.intercept_, rel=1e-12)
     assert model.progressive_loss_ == pytest.approx(reference.progressive_loss_, rel=1e-12)
+
+
+def test_a_regressor_ends_its_trial_sooner_than_a_classifier():
+    # a stream's trial lasts a classifier's 8,000 examples, a regressor's
+    # 2,000 (see _trial: the longer one cost a weak text regression R^2)
+    X, y = weak_signal(2000, 10)
+    regressor = streamed(SketchedOnlineRegressor(random_state=0), X[:1950], y[:1950])
+    assert regressor._trial is not None
+    streamed(regressor, X[1950:], y[1950:])
+    assert regressor._trial is None
+    classifier = stream(SketchedOnlineClassifier(random_state=0), X, (y > np.median(y)) * 1)
+    assert classifier._trial is not None
 
 
 @pytest.mark.parametrize("sketch", ["exact", "fast_rfd"])

@@ -44,7 +44,8 @@ class AdaFD(SparseFormRule, BaseUpdateRule):
     eta0 : float or 'auto', default='auto'
         The step size ``eta`` (the paper searches ``1e-4 .. 1``; off the sketch the step
         is ``eta g / delta``). ``'auto'`` is a trial of 0.1 against 0.01 and 1 over the
-        first 2,000 examples (or ``fit``'s first pass), the model of least progressive
+        first 8,000 examples of a classifier's stream, a regressor's 2,000 (or
+        ``fit``'s first pass), the model of least progressive
         loss over its second half kept, in a classifier of fewest progressive mistakes,
         a rival only where it beats 0.1 by more than the noise of the comparison
         (``update_rule_.eta0_`` holds the value in force): the noise in the targets

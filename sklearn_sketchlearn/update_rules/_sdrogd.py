@@ -65,7 +65,7 @@ class SDROGD(BaseUpdateRule):
         ``1 / N`` all the same.
     eta0 : float or 'auto', default='auto'
         Scale of the ``'inverse_t'`` step. ``'auto'`` is 1, with
-        ``stabilize`` tried against 0.1 and 10 over the first 2,000 examples
+        ``stabilize`` tried against 0.1 and 10 over the first 8,000 examples
         (or ``fit``'s first pass): the model of fewest progressive mistakes
         over the second half is kept, a rival only where it beats 1 by more
         than the noise of the comparison (``update_rule_.eta0_`` holds the

@@ -180,7 +180,8 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
         grows with the noise in its targets against the signal, which no
         statistic tells before the examples do, so with the adaptive ridge
         ``'auto'`` chooses by trial (as ``adagrad_start`` does, which takes
-        precedence where both would): over the exact sketch between priors
+        precedence where both would; over the first 8,000 examples of a
+        classifier's stream, a regressor's 2,000): over the exact sketch between priors
         worth 1, 30 and 1,000 examples, and over the other sketches between
         ``1e-3``, ``1`` and ``100`` (a classifier ``1e-3`` and ``1``: a
         ridge of 100 times the curvature seen keeps margins near 0 for good,
@@ -256,7 +257,8 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
         ``feature_scaling='scale'``'s, which won where the classes lie in
         common words. ``'auto'`` chooses by trial: the estimator
         learns a model for each of 40, 10, 160 and ``inf`` side by side over
-        the first 2,000 examples (or ``fit``'s first pass), each predicting
+        the first 8,000 examples of a classifier's stream, a regressor's
+        2,000 (or ``fit``'s first pass), each predicting
         every example before learning it, and keeps the one whose
         progressive loss over the trial's second half is least, in a
         classifier the one of fewest progressive mistakes (a rival only
