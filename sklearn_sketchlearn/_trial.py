@@ -33,8 +33,8 @@ that of 8,000 keeps 40 (0.838 and 0.844 held out; ``LogisticRegression``
 features, 5% of them stored, 16-19% positives, nine seeds and settings) the
 trial of 2,000 kept 40 or 10 where the stronger starts (160, unbounded)
 lead only after 5,000 examples or so: 0.9133, 0.8888 and 0.8942 against
-0.9313, 0.9042 and 0.9226 with the longer trial (mean +0.010, none lower). A regressor's stays
-at 2,000: on ``benchmarks/defaults.py``'s text regression (4,200 rows)
+0.9313, 0.9042 and 0.9226 with the longer trial (mean +0.010, none lower). A
+regressor's stays at 2,000: on ``benchmarks/defaults.py``'s text regression (4,200 rows)
 AdaGrad's trial of 8,000 examples, still running at the stream's end, held
 its first step where the trial of 2,000 had taken a smaller one, R^2 0.000
 against 0.078, the one change of more than 0.006 over the suite's
@@ -99,7 +99,7 @@ class Trial:
         self.rivals = [{"value": value, "_state": copied(state),
                         "_progressive_sums": np.zeros(3), "_block_model": None}
                        for value in values]
-        self.length = self.stream_length = length
+        self.length = length
         self.early = np.zeros((1 + len(values), 0))
         self.later = np.zeros(1 + len(values))
         self.later_squares = np.zeros(1 + len(values))
@@ -109,9 +109,9 @@ class Trial:
     def set_length(self, length):
         """Make the trial last ``length`` examples (fit's: its first pass);
         one longer than a stream's keeps no example's loss."""
-        self.length = length
-        if length > self.stream_length:
+        if length > self.length:
             self.early = None
+        self.length = length
 
     def with_states(self, states):
         """A copy whose rivals hold ``states`` (the all-or-nothing's saves)."""

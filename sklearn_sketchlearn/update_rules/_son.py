@@ -181,8 +181,8 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
         statistic tells before the examples do, so with the adaptive ridge
         ``'auto'`` chooses by trial (as ``adagrad_start`` does, which takes
         precedence where both would; over the first 8,000 examples of a
-        classifier's stream, a regressor's 2,000): over the exact sketch between priors
-        worth 1, 30 and 1,000 examples, and over the other sketches between
+        classifier's stream, a regressor's 2,000): over the exact sketch
+        between priors worth 1, 30 and 1,000 examples, and over the other sketches between
         ``1e-3``, ``1`` and ``100`` (a classifier ``1e-3`` and ``1``: a
         ridge of 100 times the curvature seen keeps margins near 0 for good,
         and a stream whose labels flipped within the trial never followed
