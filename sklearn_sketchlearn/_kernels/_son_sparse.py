@@ -71,6 +71,11 @@ def max_versions(n_features, capacity):
 # faster for fast FD: 14-17 against 14 times SGD's time per example.)
 CONDITION_LIMIT = 1e3
 
+# The version of a column of ``Z`` that is zero: no example has touched it since
+# the state took the sparse form. Every change of every column leaves it zero,
+# so no catch-up reads it; the first example to touch it sets its version.
+ZERO_COLUMN = -1
+
 
 @jit
 def load_sparse_example(row, data, indices, indptr, fit_intercept, n_features, cols, vals):
@@ -123,7 +128,8 @@ def enter_sparse_form(kind, rows, n_rows, sketch_weights, form, touched, version
         for i in range(capacity):
             columns[j, i] = copy[i, j]
     sketch_weights[:] = 0.0
-    versions[:] = 0
+    if versions.shape[0] > 0:
+        mark_zero_columns(columns, versions)
     form[SPARSE] = 1
     form[TOP] = 0
     form[VERSION] = 0
@@ -330,6 +336,18 @@ def is_identity(matrix):
 
 
 @jit
+def mark_zero_columns(columns, versions):
+    """Set the version of every column of ``Z`` that is all zeros to
+    :data:`ZERO_COLUMN` (and the others' to 0)."""
+    for j in range(columns.shape[0]):
+        versions[j] = ZERO_COLUMN
+        for i in range(columns.shape[1]):
+            if columns[j, i] != 0.0:
+                versions[j] = 0
+                break
+
+
+@jit
 def catch_up_columns(features, n_features, columns, weights, versions, maps, folds, form):
     """Apply to the columns ``features[:n_features]`` the changes they have not
     seen (see :func:`push_change`).
@@ -338,15 +356,18 @@ def catch_up_columns(features, n_features, columns, weights, versions, maps, fol
     to every array it is passed and gives it back (two atomic operations
     each), and a helper called for each non-zero of every example spent 60% of
     Oja-SON's time on them (perf, CSR rows of 50 non-zeros, d = 1,000)."""
+    if versions.shape[0] == 0:
+        return  # (the sketch keeps no lazy changes)
     current = form[VERSION]
-    if current == 0:
-        return
     n_slots = columns.shape[1]
     old = np.empty(n_slots)
     for p in range(n_features):
         j = features[p]
         v = versions[j]
         if v == current:
+            continue
+        versions[j] = current
+        if v == ZERO_COLUMN:  # no change moves it
             continue
         folded = 0.0
         for k in range(n_slots):
@@ -358,7 +379,6 @@ def catch_up_columns(features, n_features, columns, weights, versions, maps, fol
             if old[k] != 0.0:  # a column behind holds few slots (its last shrink's top)
                 for i in range(n_slots):
                     columns[j, i] += old[k] * maps[v, k, i]
-        versions[j] = current
 
 
 @jit
@@ -368,7 +388,10 @@ def catch_up_all(columns, weights, versions, maps, folds, form):
 
     The columns still at version 0, most of them where ``d`` is large, take
     the same change: a matrix product over blocks of them (BLAS; at ``d =
-    1e6`` and 20 slots 0.08 s against 0.21 s a column at a time)."""
+    1e6`` and 20 slots 0.08 s against 0.21 s a column at a time), where they
+    are most of the block. Columns that no example has touched are zero
+    (:data:`ZERO_COLUMN`) and are passed over: on word counts hashed into
+    ``d`` columns most are, and the sweep then reads ``versions``, not ``Z``."""
     if form[VERSION] == 0:
         return
     n_slots = columns.shape[1]
@@ -376,20 +399,28 @@ def catch_up_all(columns, weights, versions, maps, folds, form):
     later = np.empty(width, np.int64)
     for start in range(0, columns.shape[0], width):
         stop = min(start + width, columns.shape[0])
-        block = columns[start:stop]
-        folded = np.empty(stop - start)
-        matvec(block, stop - start, folds[0], folded)
-        rotated = matmul(block, maps[0])  # rows P_0 z_j
-        n_later = 0
+        n_first = 0
         for j in range(start, stop):
-            if versions[j] == 0:
-                weights[j] += folded[j - start]
-                copy_into(rotated[j - start], columns[j])
-            else:
+            n_first += versions[j] == 0
+        n_later = 0
+        if 2 * n_first >= stop - start:
+            block = columns[start:stop]
+            folded = np.empty(stop - start)
+            matvec(block, stop - start, folds[0], folded)
+            rotated = matmul(block, maps[0])  # rows P_0 z_j
+            for j in range(start, stop):
+                if versions[j] == 0:
+                    weights[j] += folded[j - start]
+                    copy_into(rotated[j - start], columns[j])
+                    versions[j] = form[VERSION]
+        for j in range(start, stop):
+            if versions[j] != form[VERSION] and versions[j] != ZERO_COLUMN:
                 later[n_later] = j
                 n_later += 1
         catch_up_columns(later, n_later, columns, weights, versions, maps, folds, form)
-    versions[:] = 0
+    for j in range(columns.shape[0]):
+        if versions[j] != ZERO_COLUMN:
+            versions[j] = 0
     form[VERSION] = 0
     form[REFRESHES] += 1
 
@@ -399,7 +430,7 @@ def sparse_weights(columns, weights, sketch_weights, versions, maps, folds, form
                    out):
     """``out[p] = w_j``, ``j = features[p]``: ``w_bar + Z^T b`` with the columns
     brought up to date on the fly (the state is left as it is): O(m) a
-    weight, O(m d) for all of them."""
+    weight, O(m) for each column an example has touched and O(1) for the others."""
     current = form[VERSION]
     effective = np.empty((current + 1, sketch_weights.shape[0]))
     for v in range(current):  # column at version v: Z_v^T (folds[v] + P_v^T b)
@@ -409,7 +440,8 @@ def sparse_weights(columns, weights, sketch_weights, versions, maps, folds, form
     for p in range(features.shape[0]):
         j = features[p]
         version = versions[j] if versions.shape[0] else 0
-        out[p] = weights[j] + dot(columns[j], effective[version])
+        out[p] = weights[j] if version == ZERO_COLUMN else (
+            weights[j] + dot(columns[j], effective[version]))
 
 
 @jit

@@ -10,6 +10,8 @@ from sklearn_sketchlearn import SketchedOnlineClassifier, SketchedOnlineRegresso
 from sklearn_sketchlearn._kernels._son_sparse import (
     REFRESHES,
     VERSION,
+    ZERO_COLUMN,
+    catch_up_all,
     catch_up_columns,
     push_change,
 )
@@ -306,3 +308,49 @@ def test_catch_up_columns_applies_each_columns_pending_change():
     np.testing.assert_allclose(weights, expected_weights, rtol=1e-13, atol=1e-13)
     np.testing.assert_array_equal(versions, expected_versions)
     assert np.any(versions[np.setdiff1d(np.arange(n_columns), listed)] != current)  # (the case)
+
+
+def test_catch_up_all_passes_over_zero_columns():
+    # every column catches up with its pending change and the versions restart
+    # at 0, but for the columns marked ZERO_COLUMN (no example has touched them
+    # since the sparse form began), which are zero and stay zero and marked.
+    # Slots of 16 make blocks of 1,024 columns: the first block is mostly at
+    # version 0 (one matrix product over it), the second mostly untouched (a
+    # column at a time), the third at later versions
+    rng = np.random.default_rng(2)
+    n_columns, n_slots, current = 3000, 16, 4
+    versions = np.r_[rng.choice([0, 0, 0, 3, ZERO_COLUMN], 1024),
+                     rng.choice([0, ZERO_COLUMN, ZERO_COLUMN, ZERO_COLUMN, 2], 1024),
+                     rng.choice([1, 2, 3, current, ZERO_COLUMN], n_columns - 2048)]
+    columns = rng.standard_normal((n_columns, n_slots))
+    columns[versions == ZERO_COLUMN] = 0.0
+    weights = rng.standard_normal(n_columns)
+    maps = rng.standard_normal((current, n_slots, n_slots))
+    folds = rng.standard_normal((current, n_slots))
+    form = np.zeros(VERSION + 1, dtype=np.int64)
+    form[VERSION] = current
+    expected_columns, expected_weights = columns.copy(), weights.copy()
+    for j in np.flatnonzero((versions >= 0) & (versions < current)):
+        expected_weights[j] += columns[j] @ folds[versions[j]]
+        expected_columns[j] = maps[versions[j]].T @ columns[j]
+    expected_versions = np.where(versions == ZERO_COLUMN, ZERO_COLUMN, 0)
+    catch_up_all(columns, weights, versions, maps, folds, form)
+    np.testing.assert_allclose(columns, expected_columns, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(weights, expected_weights, rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(versions, expected_versions)
+    assert form[VERSION] == 0 and form[REFRESHES] == 1
+
+
+def test_a_zero_column_takes_the_current_version_when_touched():
+    # a column marked ZERO_COLUMN is zero: catching it up changes nothing but
+    # its version, also before any change is recorded (version 0)
+    for current in (0, 3):
+        columns, weights = np.zeros((4, 3)), np.arange(4.0)
+        versions = np.full(4, ZERO_COLUMN)
+        form = np.zeros(VERSION + 1, dtype=np.int64)
+        form[VERSION] = current
+        maps, folds = np.ones((current + 1, 3, 3)), np.ones((current + 1, 3))
+        catch_up_columns(np.array([1, 2]), 2, columns, weights, versions, maps, folds, form)
+        np.testing.assert_array_equal(versions, [ZERO_COLUMN, current, current, ZERO_COLUMN])
+        np.testing.assert_array_equal(columns, 0.0)
+        np.testing.assert_array_equal(weights, np.arange(4.0))
