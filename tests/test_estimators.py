@@ -450,6 +450,31 @@ def test_predict_proba_for_the_log_loss(stream):
     np.testing.assert_allclose(multi.predict_log_proba(X), np.log(multi.predict_proba(X)))
 
 
+def test_sons_auto_loss_over_many_classes_of_wide_sparse_rows_is_modified_huber():
+    # loss='auto' is the log loss but over more than two classes whose first
+    # rows are CSR with at most an eighth of their entries stored (text), where
+    # it is the modified Huber loss (one model per class); the same model as
+    # with the loss named, through fit and partial_fit alike
+    rng = np.random.default_rng(0)
+    n, d = 300, 400
+
+    def rows(stored):
+        X = sp.random(n, d, density=stored, format="csr", random_state=rng)
+        X.data[:] = 1.0
+        return X
+
+    three = rng.integers(0, 3, n)
+    cases = [(rows(1 / 16), three, "modified_huber"), (rows(1 / 16), three > 0, "log_loss"),
+             (rows(1 / 4), three, "log_loss"), (rows(1 / 16).toarray(), three, "log_loss")]
+    for X, y, expected in cases:
+        for learn in ("fit", "partial_fit"):
+            models = [getattr(SketchedOnlineClassifier(loss=loss, random_state=0), learn)(
+                X, y, **({"classes": np.unique(y)} if learn == "partial_fit" else {}))
+                for loss in ("auto", expected)]
+            assert models[0]._loss_name == expected
+            np.testing.assert_array_equal(models[0].predict_proba(X), models[1].predict_proba(X))
+
+
 def test_predict_proba_follows_the_loss_the_model_learned(stream):
     # set_params after fit names a rule or loss the model has not learned: the
     # probabilities are (or are not) those of the fitted loss, as predict's are

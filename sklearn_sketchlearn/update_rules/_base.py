@@ -158,6 +158,11 @@ class BaseUpdateRule(BaseEstimator):
     # *Limited steps*: SDROGD's hinge preferred a step that erred more)
     _CLASSIFIER_TRIALS_BY_MISTAKES = ("eta0_",)
 
+    def _auto_loss(self, rows, n_classes):
+        """What a classifier's ``loss='auto'`` means for a stream of
+        ``n_classes`` classes that starts with ``rows``."""
+        return self._default_loss
+
     def _prepare(self, sketch, loss, is_classifier):
         if self._AUTO_ETA0 is not None:
             value, rivals = self._AUTO_ETA0
