@@ -83,15 +83,18 @@ def test_a_stream_keeps_the_start_of_fewest_mistakes_beyond_their_noise(n_classe
     # noise (kept_by_trial): at the end of a stream shorter than the trial,
     # the model given the start kept, with its progressive loss (the
     # multinomial model's blocks of offsets, and the classes in threads,
-    # included). The start of least loss over that half is another one.
+    # included; over more than two classes of such rows loss='auto' is the
+    # modified Huber loss, so the log loss is named). The start of least loss
+    # over that half is another one.
     X, labels = text_like(300, n_classes, seed=seed)
-    runs = {start: each_example(given(start, n_jobs=n_jobs), X, labels) for start in STARTS}
+    params = {"n_jobs": n_jobs, "loss": "log_loss"}
+    runs = {start: each_example(given(start, **params), X, labels) for start in STARTS}
     kept = kept_by_trial(STARTS[0], STARTS[1:], later_mistakes(runs, 150, 300))
     assert kept != STARTS[0]  # (the trial changes the model here)
-    losses = {start: each_example(given(start, n_jobs=n_jobs), X, labels,
+    losses = {start: each_example(given(start, **params), X, labels,
                                   "progressive_loss_")[1][150:].sum() for start in STARTS}
     assert min(STARTS, key=losses.get) != kept
-    model = each_example(SketchedOnlineClassifier(random_state=0, n_jobs=n_jobs), X, labels)[0]
+    model = each_example(SketchedOnlineClassifier(random_state=0, **params), X, labels)[0]
     assert model.update_rule_.adagrad_start_ == kept
     assert_same_model(model, runs[kept][0])
 
@@ -234,9 +237,11 @@ class Interrupted(Exception):
 @pytest.mark.parametrize("where", ["a rival's block", "after the trial ended",
                                    "a rival's snapshot"])
 def test_a_call_that_fails_while_rivals_learn_changes_nothing(monkeypatch, where):
+    # (the multinomial model: the log loss named, see above)
     X, labels = text_like(TRIAL_EXAMPLES + 100, 3, d=4000)
     split = TRIAL_EXAMPLES - 50 if where == "after the trial ended" else 200
-    model = stream(SketchedOnlineClassifier(random_state=0), X[:split], labels[:split])
+    model = stream(SketchedOnlineClassifier(random_state=0, loss="log_loss"), X[:split],
+                   labels[:split])
     check, calls = SketchedOnlineClassifier._check_block, []
     snapshot = SketchedOnlineNewton._partial_snapshot
 
@@ -264,7 +269,8 @@ def test_a_call_that_fails_while_rivals_learn_changes_nothing(monkeypatch, where
     monkeypatch.setattr(SketchedOnlineClassifier, "_check_block", check)
     monkeypatch.setattr(SketchedOnlineNewton, "_partial_snapshot", snapshot)
     stream(model, X[split:], labels[split:])
-    assert_same_model(model, stream(SketchedOnlineClassifier(random_state=0), X, labels))
+    assert_same_model(model, stream(SketchedOnlineClassifier(random_state=0, loss="log_loss"),
+                                    X, labels))
 
 
 def test_a_rival_that_diverges_leaves_the_trial(monkeypatch):

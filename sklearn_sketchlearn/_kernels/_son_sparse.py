@@ -430,8 +430,8 @@ def catch_up_all(columns, weights, versions, maps, folds, form):
 def sparse_weights(columns, weights, sketch_weights, versions, maps, folds, form, features,
                    out):
     """``out[p] = w_j``, ``j = features[p]``: ``w_bar + Z^T b`` with the columns
-    brought up to date on the fly (the state is left as it is): O(m) a
-    weight, O(m) for each column an example has touched and O(1) for the others."""
+    brought up to date on the fly (the state is left as it is): O(m) for a
+    weight whose column an example has touched, O(1) for the others."""
     current = form[VERSION]
     effective = np.empty((current + 1, sketch_weights.shape[0]))
     for v in range(current):  # column at version v: Z_v^T (folds[v] + P_v^T b)
