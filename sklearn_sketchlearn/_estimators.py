@@ -1087,7 +1087,7 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         the hinge for SDROGD, the squared hinge for ADA-FD and the
         first-order rules. Over more than two classes ``'log_loss'`` is the
         multinomial log loss (see above). SON over more than two classes of
-        text-like rows (the first rows given: CSR with at most an eighth of
+        text-like rows (the first rows given: CSR with under an eighth of
         their entries stored) takes the modified Huber loss, one model per
         class, which learns them far better (one pass over 20 classes of
         tf-idf text: 0.904 test accuracy against the log loss's 0.827), with

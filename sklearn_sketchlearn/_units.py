@@ -107,16 +107,16 @@ def centres(X, fit_intercept, centers_sparse_rows, block_rows):
     return centers_sparse_rows and block_rows * X.shape[1] <= CENTRED_SPARSE_FLOATS
 
 
-def is_sparse_data(X):
+def is_sparse_data(X, dense_enough=DENSE_ENOUGH):
     """Whether ``X`` holds sparse rows, the learner's cue not to centre a stream
-    that starts with it: a CSR matrix with fewer than ``DENSE_ENOUGH`` of its
+    that starts with it: a CSR matrix with fewer than ``dense_enough`` of its
     entries stored. A feature stored in a fraction ``p`` of 0/1 rows has mean
     over standard deviation ``sqrt(p / (1 - p))``, so centring sparse data
     changes little and would cost ``1 / p`` times the sparse updates.
     """
     if not sp.issparse(X):
         return False
-    return X.nnz < DENSE_ENOUGH * X.shape[0] * X.shape[1]
+    return X.nnz < dense_enough * X.shape[0] * X.shape[1]
 
 
 class UnitsChange(NamedTuple):

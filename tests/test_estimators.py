@@ -452,7 +452,7 @@ def test_predict_proba_for_the_log_loss(stream):
 
 def test_sons_auto_loss_over_many_classes_of_wide_sparse_rows_is_modified_huber():
     # loss='auto' is the log loss but over more than two classes whose first
-    # rows are CSR with at most an eighth of their entries stored (text), where
+    # rows are CSR with under an eighth of their entries stored (text), where
     # it is the modified Huber loss (one model per class); the same model as
     # with the loss named, through fit and partial_fit alike
     rng = np.random.default_rng(0)

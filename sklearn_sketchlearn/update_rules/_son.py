@@ -3,7 +3,6 @@
 from numbers import Real
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._kernels._losses import LOG_LOSS_MAX_STEP, loss_curvature, loss_derivative
@@ -17,7 +16,7 @@ from .._kernels._sketch_updates import (
 )
 from .._kernels._son_sparse import SCALING, SPARSE
 from .._kernels._units import weights_in_units
-from .._units import started_magnitude
+from .._units import is_sparse_data, started_magnitude
 from ._base import BaseUpdateRule, empty_sketch_state, sketch_kernel_params
 from ._sparse_form import NO_JOURNAL, SparseFormRule, add_sparse_form
 
@@ -360,7 +359,7 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
     # two classes the multinomial loss has no one-vs-rest middle class that no
     # line separates from both others (iris after fit: 0.978 against 0.867)
     _default_loss = "log_loss"
-    # loss='auto' over more than two classes of text-like rows (CSR, at most an
+    # loss='auto' over more than two classes of text-like rows (CSR, under an
     # eighth of their entries stored: the regime of the sparse form, d >= 8 s),
     # where one-vs-rest margin losses learn far better: a class model's many
     # negatives stop moving it once past the margin, where the log loss, alone
@@ -644,9 +643,7 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
         return state
 
     def _auto_loss(self, rows, n_classes):
-        n_rows, n_features = rows.shape
-        text = (n_classes > 2 and sp.issparse(rows) and n_rows > 0
-                and rows.nnz <= self._TEXT_STORED * n_rows * n_features)
+        text = n_classes > 2 and is_sparse_data(rows, self._TEXT_STORED)
         return self._TEXT_LOSS if text else self._default_loss
 
     def _auto_sketch(self, n_weights, fit_rows=None):

@@ -253,7 +253,7 @@ def test_one_pass_over_the_rare_word_text_nears_logistic_regression(defaults, sk
 @pytest.mark.parametrize("sketch", ["fast_rfd", "oja", None])
 def test_the_auto_loss_of_many_classes_of_text_learns_them_better_than_the_log_loss(
         defaults, sketch):
-    # over more than two classes of rows with at most an eighth of their
+    # over more than two classes of rows with under an eighth of their
     # entries stored, SON's loss='auto' is the modified Huber loss, one model
     # per class, whose negatives past the margin stop moving it: on the
     # rare-word text above it reached 0.785-0.807 after one pass where the log
