@@ -108,6 +108,8 @@ def units_by_feature(scale):
 def transpose_units(scale, by_feature):
     """Lay the statistics out by feature (``by_feature``) or back by rows, in
     place: ``units_by_feature(scale)`` reads the first, ``scale`` the second."""
+    if is_zero(scale):
+        return  # (zeros by rows are zeros by features; see enter_sparse_form)
     copy = scale.copy()
     if by_feature:
         copy_block(copy, units_by_feature(scale))
@@ -122,14 +124,20 @@ def enter_sparse_form(kind, rows, n_rows, sketch_weights, form, touched, version
     one (``F`` empty), its non-zero columns listed in ``touched``. (SON also
     lays its units out by feature: :func:`transpose_units`.)"""
     capacity, n_features = rows.shape
-    copy = rows.copy()
     columns = rows.reshape((n_features, capacity))
-    for j in range(n_features):
-        for i in range(capacity):
-            columns[j, i] = copy[i, j]
+    if is_zero(rows):
+        # (a state that has learned nothing, as every stream of sparse rows
+        # starts: zeros by rows are zeros by columns, and the transposition
+        # would write every page of them, O(m d) time and memory per model)
+        versions[:] = ZERO_COLUMN
+    else:
+        copy = rows.copy()
+        for j in range(n_features):
+            for i in range(capacity):
+                columns[j, i] = copy[i, j]
+        if versions.shape[0] > 0:
+            mark_zero_columns(columns, versions)
     sketch_weights[:] = 0.0
-    if versions.shape[0] > 0:
-        mark_zero_columns(columns, versions)
     form[SPARSE] = 1
     form[TOP] = 0
     form[VERSION] = 0
@@ -331,6 +339,17 @@ def is_identity(matrix):
     for i in range(matrix.shape[0]):
         for k in range(matrix.shape[1]):
             if matrix[i, k] != (1.0 if i == k else 0.0):
+                return False
+    return True
+
+
+@jit
+def is_zero(array):
+    """Whether every entry of the 2-d ``array`` is zero (stops at the first
+    that is not)."""
+    for i in range(array.shape[0]):
+        for j in range(array.shape[1]):
+            if array[i, j] != 0.0:
                 return False
     return True
 

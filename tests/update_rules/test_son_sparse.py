@@ -7,13 +7,20 @@ import pytest
 import scipy.sparse as sp
 
 from sklearn_sketchlearn import SketchedOnlineClassifier, SketchedOnlineRegressor
+from sklearn_sketchlearn._kernels._sketch_updates import FREQUENT_DIRECTIONS
 from sklearn_sketchlearn._kernels._son_sparse import (
     REFRESHES,
+    SPARSE,
+    TOP,
+    TOUCHED,
     VERSION,
     ZERO_COLUMN,
     catch_up_all,
     catch_up_columns,
+    enter_sparse_form,
     push_change,
+    transpose_units,
+    units_by_feature,
 )
 from sklearn_sketchlearn.sketches import (
     FrequentDirections,
@@ -354,3 +361,36 @@ def test_a_zero_column_takes_the_current_version_when_touched():
         np.testing.assert_array_equal(versions, [ZERO_COLUMN, current, current, ZERO_COLUMN])
         np.testing.assert_array_equal(columns, 0.0)
         np.testing.assert_array_equal(weights, np.arange(4.0))
+
+
+@pytest.mark.parametrize("learned", [False, True], ids=["fresh", "learned"])
+def test_entering_the_sparse_form_lays_the_rows_by_columns(learned):
+    # the state's rows (capacity x d, FD's first n_rows appended) become Z by
+    # columns on the same memory, untouched columns marked ZERO_COLUMN and FD's
+    # non-zero columns listed in touched; the units' 8 x d statistics are laid
+    # out by feature (units_by_feature reads them as before). A fresh state
+    # (all zeros) skips the transposition, whose result is the same zeros
+    rng = np.random.default_rng(3)
+    capacity, n_features, n_rows = 6, 50, 4
+    rows, scale = np.zeros((capacity, n_features)), np.zeros((8, n_features))
+    if learned:
+        used = rng.random(n_features) < 0.6
+        rows[:n_rows, used] = rng.standard_normal((n_rows, used.sum()))
+        scale[:, used] = rng.random((8, used.sum()))
+    expected_columns, expected_units = rows.T.copy(), scale.copy()
+    nonzero = np.flatnonzero(np.any(rows != 0.0, axis=0))
+    sketch_weights = np.ones(capacity)
+    form = np.zeros(VERSION + 1, dtype=np.int64)
+    touched = np.full(n_features, -7)
+    versions = np.full(n_features, 5)
+    enter_sparse_form(FREQUENT_DIRECTIONS, rows, n_rows, sketch_weights, form, touched, versions)
+    transpose_units(scale, True)
+    np.testing.assert_array_equal(rows.reshape(n_features, capacity), expected_columns)
+    np.testing.assert_array_equal(units_by_feature(scale), expected_units)
+    expected_versions = np.full(n_features, ZERO_COLUMN)
+    expected_versions[nonzero] = 0
+    np.testing.assert_array_equal(versions, expected_versions)
+    assert form[TOUCHED] == nonzero.size and (nonzero.size > 0) == learned
+    np.testing.assert_array_equal(touched[:nonzero.size], nonzero)
+    assert form[SPARSE] == 1 and form[TOP] == 0 and form[VERSION] == 0
+    np.testing.assert_array_equal(sketch_weights, 0.0)
