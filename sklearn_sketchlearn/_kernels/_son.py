@@ -80,6 +80,9 @@ from ._son_sparse import (
     SPARSE,
     TOP,
     TOUCHED,
+    ZERO_COLUMN,
+    buffer_to_slot,
+    catch_up_all,
     catch_up_columns,
     enter_sparse_form,
     fd_sparse_shrink,
@@ -259,6 +262,46 @@ def prior_step(kind, step, ridge, weights, rows, n_rows, cholesky, eigenvalues, 
                     n_sketched, dense, solved)
     step = capped_prior_step(step, dot(weights, solved), curvature_weight, max_move)
     axpy(-step, solved, weights)
+
+
+@jit
+def sparse_prior_step(step, ridge, weights, columns, sketch_weights, n_rows, cholesky,
+                      eigenvalues, factor, n_sketched, form, versions, maps, folds,
+                      curvature_weight, max_move):
+    """:func:`prior_step` in the sparse form, over FD's buffer (``M Z``, see
+    ``_son_sparse``) or no sketch. With ``w = w_bar + Z^T b`` and ``a`` the
+    Newton coefficients of ``M Z w``, ``A^{-1} w = (w - Z^T M^T a) / ridge``,
+    so ``w -= step A^{-1} w`` scales ``w_bar`` by ``1 - step / ridge`` and
+    takes ``b`` to ``(1 - step / ridge) b + (step / ridge) M^T a``: one pass
+    over the columns the stream has touched, where the step in the dense form
+    left the sparse form and entered it again, rewriting every column twice
+    (at d = 2^20, most of a pass of ``fit`` on hashed text)."""
+    catch_up_all(columns, weights, versions, maps, folds, form)
+    capacity = sketch_weights.shape[0]
+    slot_products = np.zeros(capacity)  # Z w
+    squared = 0.0  # |w|^2
+    for j in range(weights.shape[0]):
+        if versions.shape[0] > 0 and versions[j] == ZERO_COLUMN:  # (Z_j = 0)
+            squared += weights[j] * weights[j]
+            continue
+        value = weights[j] + dot(columns[j], sketch_weights)
+        squared += value * value
+        axpy(value, columns[j], slot_products)
+    coefficients = np.zeros(capacity)
+    held = 0.0  # a^T M Z w
+    if n_rows > 0:
+        projected = np.empty(capacity)
+        slot_to_buffer(slot_products, factor, form[TOP], n_rows, projected)
+        held = -newton_coefficients(FREQUENT_DIRECTIONS, ridge, cholesky, eigenvalues, factor,
+                                    n_rows, n_sketched, projected, coefficients)
+    step = capped_prior_step(step, (squared - held) / ridge, curvature_weight, max_move)
+    shrink = 1.0 - step / ridge
+    for j in range(weights.shape[0]):
+        weights[j] *= shrink
+    moved = np.zeros(capacity)
+    buffer_to_slot(coefficients, factor, form[TOP], n_rows, moved)
+    for i in range(capacity):
+        sketch_weights[i] = shrink * sketch_weights[i] + step / ridge * moved[i]
 
 
 @jit(inline=True)
@@ -851,8 +894,9 @@ def son_kernel(kind, dense_only):
         sparse = False
         if not dense_only:
             sparse = is_sparse and sparse_form
-            # (the prior's step below is taken in the dense form)
-            son_set_form(sparse and prior_growth == 0.0, kind, state)
+            # (the prior's step below is taken in the form the state is in: a
+            # state in the dense form enters the sparse one after it)
+            son_set_form(sparse and (prior_growth == 0.0 or form[SPARSE] == 1), kind, state)
         columns = rows.reshape((n_features, capacity))
         # the sparse form's units, scale[k, j] on feature-major memory (see units_by_feature)
         units = units_by_feature(scale)
@@ -904,8 +948,13 @@ def son_kernel(kind, dense_only):
             regression = (loss_code == SQUARED_ERROR or loss_code == ABSOLUTE_ERROR
                           or loss_code == EPSILON_INSENSITIVE)
             max_move = np.inf if regression else log_loss_max_step
-            prior_step(kind, growth, ridge, weights, rows, held_rows, cholesky, eigenvalues, factor,
-                       counts[0], dense, floats[13], max_move)
+            if not dense_only and form[SPARSE] == 1:
+                sparse_prior_step(growth, ridge, weights, columns, sketch_weights, held_rows,
+                                  cholesky, eigenvalues, factor, counts[0], form, versions,
+                                  maps, folds, floats[13], max_move)
+            else:
+                prior_step(kind, growth, ridge, weights, rows, held_rows, cholesky, eigenvalues,
+                           factor, counts[0], dense, floats[13], max_move)
         if not dense_only:
             son_set_form(sparse, kind, state)
             if sparse:  # FD's shrink rewrites the columns of the rows appended before the call

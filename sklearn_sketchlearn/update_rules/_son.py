@@ -772,11 +772,10 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
         return 0.0 if kind == OJA or kind == RANDOM_PROJECTION else share
 
     def _rewrites_every_column(self, states, sketch, passes_before):
-        # the prior's step, taken in the dense form, leaves the sparse form and
-        # enters it again, rewriting every column (but over Oja's sketch and
-        # random projections, which take no step: _grow_floor); a call saved
-        # by the columns of its rows overran the journal (a CSR partial_fit
-        # after fit over FD crashed the process)
+        # the prior's step rewrites every weight (w_bar scaled in the sparse
+        # form), but over Oja's sketch and random projections, which take no
+        # step (_grow_floor); a call saved by the columns of its rows overran
+        # the journal (a CSR partial_fit after fit over FD crashed the process)
         kind = NO_SKETCH if sketch is None else sketch._kind
         return kind not in (OJA, RANDOM_PROJECTION) and bool(
             self._floor_grows(states["floats"], passes_before).any())

@@ -117,8 +117,8 @@ def test_the_sparse_form_counts_the_features_seen_as_the_dense(stream, sketch, m
 def test_the_sparse_form_grows_the_prior_with_fits_passes_as_the_dense(stream, sketch,
                                                                        monkeypatch):
     # fit's later passes start with a larger prior, its Newton step (taken in
-    # the dense form, which the sparse form leaves for it), and FD and RP
-    # refactor ridge I + S S^T for it, in either form
+    # the sparse form, w_bar scaled and b moved, over FD and no sketch), and FD
+    # and RP refactor ridge I + S S^T for it, in either form
     X, labels, weights = stream
     monkeypatch.setattr(SketchedOnlineNewton, "_PRIOR_FEATURES", 4.0)
     models = [SketchedOnlineClassifier(SketchedOnlineNewton(feature_scaling="scale"),
