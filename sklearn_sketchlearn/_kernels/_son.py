@@ -296,12 +296,11 @@ def sparse_prior_step(step, ridge, weights, columns, sketch_weights, n_rows, cho
                                     n_rows, n_sketched, projected, coefficients)
     step = capped_prior_step(step, (squared - held) / ridge, curvature_weight, max_move)
     shrink = 1.0 - step / ridge
-    for j in range(weights.shape[0]):
-        weights[j] *= shrink
+    scale_into(shrink, weights, weights)
     moved = np.zeros(capacity)
     buffer_to_slot(coefficients, factor, form[TOP], n_rows, moved)
-    for i in range(capacity):
-        sketch_weights[i] = shrink * sketch_weights[i] + step / ridge * moved[i]
+    scale_into(shrink, sketch_weights, sketch_weights)
+    axpy(step / ridge, moved, sketch_weights)
 
 
 @jit(inline=True)
