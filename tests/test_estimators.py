@@ -28,6 +28,7 @@ from sklearn.utils import check_array
 from sklearn.utils.class_weight import compute_class_weight
 
 from sklearn_sketchlearn import SketchedOnlineClassifier, SketchedOnlineRegressor
+from sklearn_sketchlearn._estimators import _same_strategy
 from sklearn_sketchlearn._layout import STATE_LAYOUT
 from sklearn_sketchlearn.datasets import iter_minibatches
 from sklearn_sketchlearn.sketches import (
@@ -450,28 +451,36 @@ def test_predict_proba_for_the_log_loss(stream):
     np.testing.assert_allclose(multi.predict_log_proba(X), np.log(multi.predict_proba(X)))
 
 
-def test_sons_auto_loss_over_many_classes_of_wide_sparse_rows_is_modified_huber():
-    # loss='auto' is the log loss but over more than two classes whose first
-    # rows are CSR with under an eighth of their entries stored (text), where
-    # it is the modified Huber loss (one model per class); the same model as
-    # with the loss named, through fit and partial_fit alike
+def test_sons_auto_loss_and_sketch_over_many_classes_of_wide_sparse_rows():
+    # loss='auto' is the log loss and sketch='auto' fast RFD past 256 weights,
+    # but over more than two classes whose first rows are CSR with under an
+    # eighth of their entries stored (text) they are the modified Huber loss
+    # (one model per class) and no sketch; the same model as with the loss and
+    # sketch named, through fit and partial_fit alike. Up to 256 weights the
+    # exact sketch stays, and fit of two classes takes it at these 401
+    # weights (rows times weights squared under its bound).
     rng = np.random.default_rng(0)
-    n, d = 300, 400
+    n = 300
 
-    def rows(stored):
+    def rows(stored, d=400):
         X = sp.random(n, d, density=stored, format="csr", random_state=rng)
         X.data[:] = 1.0
         return X
 
     three = rng.integers(0, 3, n)
-    cases = [(rows(1 / 16), three, "modified_huber"), (rows(1 / 16), three > 0, "log_loss"),
-             (rows(1 / 4), three, "log_loss"), (rows(1 / 16).toarray(), three, "log_loss")]
-    for X, y, expected in cases:
+    cases = [(rows(1 / 16), three, "modified_huber", None),
+             (rows(1 / 16), three > 0, "log_loss", "fast_rfd"),
+             (rows(1 / 4), three, "log_loss", "fast_rfd"),
+             (rows(1 / 16).toarray(), three, "log_loss", "fast_rfd"),
+             (rows(1 / 16, d=200), three, "modified_huber", "exact")]
+    for X, y, loss, sketch in cases:
         for learn in ("fit", "partial_fit"):
-            models = [getattr(SketchedOnlineClassifier(loss=loss, random_state=0), learn)(
+            named = "exact" if learn == "fit" and np.unique(y).size == 2 else sketch
+            models = [getattr(SketchedOnlineClassifier(**params, random_state=0), learn)(
                 X, y, **({"classes": np.unique(y)} if learn == "partial_fit" else {}))
-                for loss in ("auto", expected)]
-            assert models[0]._loss_name == expected
+                for params in ({}, {"loss": loss, "sketch": named})]
+            assert models[0]._loss_name == loss
+            assert _same_strategy(models[0].sketch_, models[1].sketch_)
             np.testing.assert_array_equal(models[0].predict_proba(X), models[1].predict_proba(X))
 
 

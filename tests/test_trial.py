@@ -84,10 +84,10 @@ def test_a_stream_keeps_the_start_of_fewest_mistakes_beyond_their_noise(n_classe
     # the model given the start kept, with its progressive loss (the
     # multinomial model's blocks of offsets, and the classes in threads,
     # included; over more than two classes of such rows loss='auto' is the
-    # modified Huber loss, so the log loss is named). The start of least loss
-    # over that half is another one.
+    # modified Huber loss and sketch='auto' none, so the log loss and fast RFD
+    # are named). The start of least loss over that half is another one.
     X, labels = text_like(300, n_classes, seed=seed)
-    params = {"n_jobs": n_jobs, "loss": "log_loss"}
+    params = {"n_jobs": n_jobs, "loss": "log_loss", "sketch": "fast_rfd"}
     runs = {start: each_example(given(start, **params), X, labels) for start in STARTS}
     kept = kept_by_trial(STARTS[0], STARTS[1:], later_mistakes(runs, 150, 300))
     assert kept != STARTS[0]  # (the trial changes the model here)

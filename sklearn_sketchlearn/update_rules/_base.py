@@ -139,11 +139,12 @@ class BaseUpdateRule(BaseEstimator):
         regressor."""
         return True
 
-    def _auto_sketch(self, n_weights, fit_rows=None):
+    def _auto_sketch(self, n_weights, fit_rows=None, rows=None, n_classes=None):
         """What ``sketch="auto"`` means for ``n_weights`` weights a problem
         (None: not known yet), for ``fit`` of a single problem of
         ``fit_rows`` rows a pass (None: ``partial_fit``, or
-        ``fit`` over more than two classes)."""
+        ``fit`` over more than two classes), and for a classifier's stream
+        of ``n_classes`` classes that starts with ``rows`` (None: not known)."""
         return self._default_sketch
 
     # eta0='auto' of a rule that steps by eta0: ``(value, rivals)``, its value

@@ -41,4 +41,4 @@ def test_classes_only_runs_that_section(capsys):
     sections = run_benchmark(["--quick", "--classes-only"])
     assert set(sections) == {"Environment", "Many classes of sparse input", "Run"}
     learners = [line.split()[1] for line in sections["Many classes of sparse input"][1:]]
-    assert learners == ["default", "sketch='oja'", "sketch=None", "SGDClassifier"]
+    assert learners == ["default", "sketch='fast_rfd'", "sketch='oja'", "SGDClassifier"]
