@@ -382,14 +382,15 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
     # or all; 33-73% of counts, where frequent words dominate), so the model
     # learns at the ridge's rate along most of it anyway, while each class
     # pays the sketch's O(m s) step, its lazy catch-ups and its rows' 20
-    # values a feature. Over 13 imitations of many-class text (benchmarks/auto_sketch.py
-    # --part text: tf-idf, counts and hashed words, classes by rare topic
-    # words or by linear models over all words, 3 to 30 classes, 20,000 to
-    # 2^18 features) one pass in chunks of 100 scored a median 1.6 points above
-    # fast RFD (0.0 to +4.1, lower on none), fit +0.3 (-2.4 to +2.1; the
-    # lowest where common words carry the classes), in 0.19 times the time
-    # (Oja's sketch: +0.9, -0.1 to +6.7; fit +0.6; 0.44 times); at 20 classes
-    # over 2^20 features the model holds 1.5 GB against 5.2
+    # values a feature. Over 13 imitations of many-class text
+    # (benchmarks/auto_sketch.py --part text: tf-idf, counts and hashed
+    # words, classes by rare topic words or by linear models over all words,
+    # 3 to 30 classes, 20,000 to 2^18 features) one pass in chunks of 100
+    # scored a median 1.6 points above fast RFD (0.0 to +4.1, lower on none),
+    # fit +0.3 (-2.4 to +2.1; the lowest where common words carry the
+    # classes), in 0.19 times the time (Oja's sketch: +0.9, -0.1 to +6.7; fit
+    # +0.6; 0.44 times); at 20 classes over 2^20 features the model holds
+    # 1.5 GB against 5.2
     _TEXT_SKETCH = None
     # A classifier's trial of the start counts mistakes: a stronger prior on
     # rare words is less confident on the examples that bring new ones, which
