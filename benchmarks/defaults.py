@@ -219,27 +219,39 @@ def text_regression(n=6000, d=50_000, words=170):
     return X[: n * 7 // 10], y[: n * 7 // 10], X[n * 7 // 10 :], y[n * 7 // 10 :]
 
 
-def topic_text(n=4000, d=10_000, n_classes=10, signal=0.06, topic_words=300):
-    """Documents as tf-idf CSR rows (fitted on the training part): about 80
+def topic_counts(rng, n, d, n_classes, signal, topic_words, length=80, shared=0.0):
+    """Word counts (CSR) of ``n`` documents and their classes: about ``length``
     tokens each from a Zipf vocabulary of ``d`` words, a fraction ``signal`` of
-    them from ``topic_words`` words of the document's class, so that what tells
-    the classes apart are rare words; 70/30, stratified."""
-    rng = np.random.default_rng(SEED)
+    them from ``topic_words`` words of the document's class (a fraction
+    ``shared`` of those common to every class), so that what tells the
+    classes apart are rare words."""
     background = rng.permutation(1.0 / np.arange(1, d + 1) ** 1.1)
     background /= background.sum()
+    common = rng.choice(d, topic_words, replace=False) if shared else None
     topics = np.zeros((n_classes, d))
     for topic in topics:
-        topic[rng.choice(d, topic_words, replace=False)] = rng.dirichlet(np.ones(topic_words))
+        weights = rng.dirichlet(np.ones(topic_words))
+        words = rng.choice(d, topic_words, replace=False)
+        if shared:
+            words = np.where(rng.random(topic_words) < shared, common, words)
+        np.add.at(topic, words, weights)
     y = rng.integers(0, n_classes, n)
     words, counts = [], []
     for label in y:
-        tokens = rng.choice(d, max(5, rng.poisson(80)),
+        tokens = rng.choice(d, max(5, rng.poisson(length)),
                             p=(1 - signal) * background + signal * topics[label])
         word, count = np.unique(tokens, return_counts=True)
         words.append(word)
         counts.append(count.astype(float))
     indptr = np.r_[0, np.cumsum([word.size for word in words])]
     X = sp.csr_matrix((np.concatenate(counts), np.concatenate(words), indptr), shape=(n, d))
+    return X, y
+
+
+def topic_text(n=4000, d=10_000, n_classes=10, signal=0.06, topic_words=300):
+    """Documents as tf-idf CSR rows (fitted on the training part) of
+    :func:`topic_counts` (about 80 tokens each); 70/30, stratified."""
+    X, y = topic_counts(np.random.default_rng(SEED), n, d, n_classes, signal, topic_words)
     X_train, y_train, X_test, y_test = split(X, y, stratify=True)
     tfidf = TfidfTransformer(sublinear_tf=True).fit(X_train)
     return tfidf.transform(X_train), y_train, tfidf.transform(X_test), y_test

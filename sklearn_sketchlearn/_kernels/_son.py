@@ -272,10 +272,11 @@ def sparse_prior_step(step, ridge, weights, columns, sketch_weights, n_rows, cho
     ``_son_sparse``) or no sketch. With ``w = w_bar + Z^T b`` and ``a`` the
     Newton coefficients of ``M Z w``, ``A^{-1} w = (w - Z^T M^T a) / ridge``,
     so ``w -= step A^{-1} w`` scales ``w_bar`` by ``1 - step / ridge`` and
-    takes ``b`` to ``(1 - step / ridge) b + (step / ridge) M^T a``: one pass
-    over the columns the stream has touched, where the step in the dense form
-    left the sparse form and entered it again, rewriting every column twice
-    (at d = 2^20, most of a pass of ``fit`` on hashed text)."""
+    takes ``b`` to ``(1 - step / ridge) b + (step / ridge) M^T a``: O(m) for
+    each column the stream has touched and O(1) for each other weight, where
+    the step in the dense form left the sparse form and entered it again,
+    rewriting all m d values of ``Z`` twice (at d = 2^20, most of a pass of
+    ``fit`` on hashed text)."""
     catch_up_all(columns, weights, versions, maps, folds, form)
     capacity = sketch_weights.shape[0]
     slot_products = np.zeros(capacity)  # Z w

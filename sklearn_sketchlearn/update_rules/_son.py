@@ -386,10 +386,10 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
     # (benchmarks/auto_sketch.py --part text: tf-idf, counts and hashed
     # words, classes by rare topic words or by linear models over all words,
     # 3 to 30 classes, 20,000 to 2^18 features) one pass in chunks of 100
-    # scored a median 1.6 points above fast RFD (0.0 to +4.1, lower on none),
-    # fit +0.3 (-2.4 to +2.1; the lowest where common words carry the
-    # classes), in 0.19 times the time (Oja's sketch: +0.9, -0.1 to +6.7; fit
-    # +0.6; 0.44 times); at 20 classes over 2^20 features the model holds
+    # scored a median 1.4 points above fast RFD (0.0 to +4.1, lower on none),
+    # fit +0.2 (-2.4 to +1.4; the lowest where common words carry the
+    # classes), in 0.18 times the time (Oja's sketch: +1.1, 0.0 to +6.7; fit
+    # +0.8; 0.45 times); at 20 classes over 2^20 features the model holds
     # 1.5 GB against 5.2
     _TEXT_SKETCH = None
     # A classifier's trial of the start counts mistakes: a stronger prior on
@@ -662,7 +662,7 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
         """Whether a classifier's stream of ``n_classes`` classes that starts
         with ``rows`` is text-like: more than two classes, CSR rows with under
         ``_TEXT_STORED`` of their entries stored."""
-        return n_classes is not None and n_classes > 2 and is_sparse_data(rows, self._TEXT_STORED)
+        return n_classes > 2 and is_sparse_data(rows, self._TEXT_STORED)
 
     def _auto_loss(self, rows, n_classes):
         return self._TEXT_LOSS if self._many_class_text(rows, n_classes) else self._default_loss
