@@ -181,6 +181,25 @@ def newton_coefficients(kind, ridge, cholesky, eigenvalues, factor, n_rows, n_sk
 
 
 @jit
+def oja_held_directions(factor, projected, n_rows, out):
+    """For Oja's ``V = F Z`` and ``projected = Z x``: writes ``u = F^T F Z x``
+    into ``out``, so that ``V^T V x = Z^T u``, and returns ``|V x|^2``."""
+    held = 0.0
+    for i in range(n_rows):  # (F p)_i; F is lower triangular
+        total = 0.0
+        for j in range(i + 1):
+            total += factor[i, j] * projected[j]
+        out[i] = total
+        held += total * total
+    for j in range(n_rows):  # F^T (F p), in place from the top
+        total = 0.0
+        for i in range(j, n_rows):
+            total += factor[i, j] * out[i]
+        out[j] = total
+    return held
+
+
+@jit
 def update_pass(weights, x, x_coefficient, rows, n_rows, row_coefficients, row_shifts,
                 appended_row, appended_scale):
     """``weights -= x_coefficient x - sum_i row_coefficients_i rows_i`` with the rows
@@ -921,6 +940,7 @@ def son_kernel(kind, dense_only):
         span_solved = np.zeros(capacity)
         held = 0.0
         r = np.zeros(capacity)
+        off_sketch = np.zeros(capacity)  # V^T V x = Z^T off_sketch (oja_held_directions)
         curvature = np.zeros((n_features, n_features) if kind == EXACT and scaling >= 2 else (0, 0))
         # the ridge in use, carried from the last example (floats[14]), so that a
         # call's start is not a point of its own (the ridge computed afresh could
@@ -1149,8 +1169,8 @@ def son_kernel(kind, dense_only):
                     # Under the adaptive ridge the step is through A + g_hat g_hat^T,
                     # (alpha_t + c^2 |x|^2)^{-1} x: the curvature vector in full, as
                     # the exact sketch and FD's buffer hold it (random projections,
-                    # r g_hat^T, in expectation); over Oja's sketch the same step was
-                    # no better on the defaults suite and worse on hashed text
+                    # r g_hat^T, in expectation; Oja's sketch, the part off its
+                    # directions: below)
                     own_curvature = c * c * squared_norm if adaptive else 0.0
                     x_coefficient += slope / (ridge + own_curvature)
             elif kind == FREQUENT_DIRECTIONS and c != 0.0 and n_rows + 1 == capacity:
@@ -1263,6 +1283,22 @@ def son_kernel(kind, dense_only):
                         row_coefficients[j] += step_scale * coefficients[j]
                         folded += coefficients[j] * row_shifts[j]
                     x_coefficient += step_scale * (1.0 - folded)
+                    if adaptive and c != 0.0:
+                        # Under the adaptive ridge the step is through A + g_perp
+                        # g_perp^T, g_perp = c (I - V^T V) x the part of the curvature
+                        # vector off the directions (Oja's update holds the part on
+                        # them), as no sketch's step holds the whole: g_perp is an
+                        # eigenvector of A of eigenvalue alpha_t, so the step along
+                        # x_perp = x - V^T V x shrinks to x_perp / (alpha_t + |g_perp|^2)
+                        on_directions = oja_held_directions(factor, projected, n_rows,
+                                                            off_sketch)
+                        own_curvature = c * c * max(squared_norm - on_directions, 0.0)
+                        shrink = slope * own_curvature / (ridge * (ridge + own_curvature))
+                        folded = 0.0
+                        for j in range(n_rows):
+                            row_coefficients[j] -= shrink * off_sketch[j]
+                            folded += off_sketch[j] * row_shifts[j]
+                        x_coefficient -= shrink * (1.0 - folded)
 
             if sparse:
                 if not sparse_step(columns, weights, sketch_weights, cols, vals, nnz,

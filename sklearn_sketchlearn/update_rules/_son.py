@@ -123,7 +123,9 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
       of ``g_hat`` (see ``oja_small_update``). With no sketch the step is
       through ``A_t + g_hat g_hat^T``, the example's own curvature vector in
       full, as the exact sketch and FD's buffer hold it when they step
-      (random projections, ``S + r g_hat^T``, in expectation). The exact
+      (random projections, ``S + r g_hat^T``, in expectation), and over Oja's
+      sketch through ``A_t + g_perp g_perp^T``, its part off the directions,
+      ``g_perp = (I - V^T V) g_hat`` (Oja's update holds the rest). The exact
       sketch misses nothing
       and keeps its ridge through a stream (changing it costs a fresh
       ``O(d^3)`` factorization, which only ``fit``'s passes pay, once each):

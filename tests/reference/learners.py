@@ -441,6 +441,9 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
         u = w
         if adaptive and sketch.kind == "none":
             gram = gram + np.outer(ghat, ghat)  # the step holds g_hat in full, as FD's does
+        if adaptive and sketch.kind == "oja":  # and over Oja, its part off the directions
+            off = ghat - sketch.V.T @ (sketch.V @ ghat)
+            gram = gram + np.outer(off, off)
         if slope != 0:
             u = w - np.linalg.solve(ridge_of(shift) * np.eye(D) + gram, slope * x)
         if diagonal_scaling and not repeated:  # (each row's curvature once, at its weight)
