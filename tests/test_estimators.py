@@ -20,7 +20,6 @@ from sklearn.datasets import (
     make_regression,
 )
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
-from sklearn.feature_extraction.text import TfidfTransformer
 from sklearn.linear_model import LogisticRegression, Ridge, SGDClassifier
 from sklearn.model_selection import GridSearchCV, train_test_split
 from sklearn.pipeline import make_pipeline
@@ -631,43 +630,6 @@ def test_fit_warns_when_it_ran_max_iter_passes_with_tol_unmet(stream):
         warnings.simplefilter("error", ConvergenceWarning)
         make_model("son-fast_rfd", max_iter=50, tol=1e3, n_iter_no_change=2).fit(X, y)
         make_model("son-fast_rfd", max_iter=2, tol=None).fit(X, y)  # nothing to meet
-
-
-def topic_tfidf(n_samples, n_features, n_classes, signal=0.04, topic_words=300, seed=2):
-    """tf-idf rows of documents of about 80 Zipf-distributed words, a fraction
-    ``signal`` of whose tokens come from ``topic_words`` words of the class."""
-    rng = np.random.default_rng(seed)
-    background = rng.permutation(1.0 / np.arange(1, n_features + 1) ** 1.1)
-    background /= background.sum()
-    topics = np.zeros((n_classes, n_features))
-    for topic in topics:
-        weights = rng.dirichlet(np.ones(topic_words))
-        np.add.at(topic, rng.choice(n_features, topic_words, replace=False), weights)
-    y = rng.integers(0, n_classes, n_samples)
-    X = sp.lil_matrix((n_samples, n_features))
-    for i, label in enumerate(y):
-        tokens = rng.choice(n_features, max(5, rng.poisson(80)),
-                            p=(1 - signal) * background + signal * topics[label])
-        words, counts = np.unique(tokens, return_counts=True)
-        X[i, words] = counts
-    return TfidfTransformer(sublinear_tf=True).fit_transform(X.tocsr()), y
-
-
-@pytest.mark.slow
-def test_sons_passes_over_ojas_sketch_keep_learning_many_classes_of_text():
-    # Over Oja's sketch the step holds the example's curvature off the
-    # directions in full: the later passes of fit, whose examples weigh as much
-    # as all before them, stepped along it as if the ridge held it, and on 20
-    # classes of tf-idf rows under the log loss their progressive loss rose
-    # from pass 3 on, ending at test accuracy 0.12 and training 0.72
-    X, y = topic_tfidf(4000, 3000, 20)
-    X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, random_state=0,
-                                                        stratify=y)
-    offline = LogisticRegression().fit(X_train, y_train).score(X_test, y_test)
-    model = SketchedOnlineClassifier(sketch="oja", loss="log_loss", random_state=0)
-    model.fit(X_train, y_train)
-    assert model.score(X_train, y_train) > 0.99
-    assert model.score(X_test, y_test) > offline - 0.03
 
 
 def test_verbose_reports_the_progressive_metrics(stream, capsys):

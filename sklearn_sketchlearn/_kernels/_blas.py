@@ -81,6 +81,27 @@ def matvec(rows, n_rows, x, out):
 
 
 @jit
+def lower_matvec(lower, n, x, out):
+    """``out[:n] = L x`` for the lower triangle ``L`` of ``lower[:n, :n]``."""
+    for i in range(n):
+        total = 0.0
+        for j in range(i + 1):
+            total += lower[i, j] * x[j]
+        out[i] = total
+
+
+@jit
+def lower_transpose_in_place(lower, n, out):
+    """``out[:n] = L^T out[:n]`` for the lower triangle ``L`` of ``lower[:n, :n]``
+    (from the top: row ``j`` of the result reads ``out[j:]`` only)."""
+    for j in range(n):
+        total = 0.0
+        for i in range(j, n):
+            total += lower[i, j] * out[i]
+        out[j] = total
+
+
+@jit
 def product_into(a, b, out):
     """``out = a @ b`` through BLAS, in blocks of columns of ``b`` small enough
     for OpenBLAS to keep each product on the calling thread. ``out`` may be

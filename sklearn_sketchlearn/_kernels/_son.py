@@ -42,7 +42,14 @@ second update pass.
 
 import numpy as np
 
-from ._blas import axpy, copy_into, dot, scale_into
+from ._blas import (
+    axpy,
+    copy_into,
+    dot,
+    lower_matvec,
+    lower_transpose_in_place,
+    scale_into,
+)
 from ._cholesky import (
     back_solve_by_columns,
     cholesky_border,
@@ -161,17 +168,11 @@ def newton_coefficients(kind, ridge, cholesky, eigenvalues, factor, n_rows, n_sk
     Returns ``x^T A^{-1} x`` times ``ridge`` minus ``x^T x``, i.e. ``-a^T S x``.
     """
     if kind == OJA:
-        for i in range(n_rows):  # (F p)_i, weighted; F is lower triangular
-            total = 0.0
-            for j in range(i + 1):
-                total += factor[i, j] * projected[j]
+        lower_matvec(factor, n_rows, projected, out)  # F p, then weighted
+        for i in range(n_rows):
             weighted = n_sketched * eigenvalues[i]
-            out[i] = weighted / (ridge + weighted) * total
-        for j in range(n_rows):  # F^T (...), in place from the top
-            total = 0.0
-            for i in range(j, n_rows):
-                total += factor[i, j] * out[i]
-            out[j] = total
+            out[i] *= weighted / (ridge + weighted)
+        lower_transpose_in_place(factor, n_rows, out)
     else:
         cholesky_solve(cholesky, n_rows, projected, out)
     total = 0.0
@@ -184,18 +185,11 @@ def newton_coefficients(kind, ridge, cholesky, eigenvalues, factor, n_rows, n_sk
 def oja_held_directions(factor, projected, n_rows, out):
     """For Oja's ``V = F Z`` and ``projected = Z x``: writes ``u = F^T F Z x``
     into ``out``, so that ``V^T V x = Z^T u``, and returns ``|V x|^2``."""
+    lower_matvec(factor, n_rows, projected, out)  # V x = F p
     held = 0.0
-    for i in range(n_rows):  # (F p)_i; F is lower triangular
-        total = 0.0
-        for j in range(i + 1):
-            total += factor[i, j] * projected[j]
-        out[i] = total
-        held += total * total
-    for j in range(n_rows):  # F^T (F p), in place from the top
-        total = 0.0
-        for i in range(j, n_rows):
-            total += factor[i, j] * out[i]
-        out[j] = total
+    for i in range(n_rows):
+        held += out[i] * out[i]
+    lower_transpose_in_place(factor, n_rows, out)
     return held
 
 
@@ -940,7 +934,7 @@ def son_kernel(kind, dense_only):
         span_solved = np.zeros(capacity)
         held = 0.0
         r = np.zeros(capacity)
-        off_sketch = np.zeros(capacity)  # V^T V x = Z^T off_sketch (oja_held_directions)
+        off_sketch = np.zeros(capacity)  # Oja's u, V^T V x = Z^T u (oja_held_directions)
         curvature = np.zeros((n_features, n_features) if kind == EXACT and scaling >= 2 else (0, 0))
         # the ridge in use, carried from the last example (floats[14]), so that a
         # call's start is not a point of its own (the ridge computed afresh could
@@ -1278,27 +1272,24 @@ def son_kernel(kind, dense_only):
                     step_scale = slope / ridge
                     newton_coefficients(kind, ridge, cholesky, eigenvalues, factor, n_rows,
                                         counts[0], projected, coefficients)
-                    folded = 0.0
-                    for j in range(n_rows):
-                        row_coefficients[j] += step_scale * coefficients[j]
-                        folded += coefficients[j] * row_shifts[j]
-                    x_coefficient += step_scale * (1.0 - folded)
+                    # Under the adaptive ridge the step is through A + g_perp g_perp^T,
+                    # g_perp = c (I - V^T V) x the part of the curvature vector off the
+                    # directions (Oja's update holds the part on them), as no sketch's
+                    # step holds the whole: g_perp is an eigenvector of A of eigenvalue
+                    # alpha_t, so the step along x_perp = x - V^T V x = x - Z^T u
+                    # shrinks from x_perp / alpha_t to x_perp / (alpha_t + |g_perp|^2)
+                    shrink = 0.0
                     if adaptive and c != 0.0:
-                        # Under the adaptive ridge the step is through A + g_perp
-                        # g_perp^T, g_perp = c (I - V^T V) x the part of the curvature
-                        # vector off the directions (Oja's update holds the part on
-                        # them), as no sketch's step holds the whole: g_perp is an
-                        # eigenvector of A of eigenvalue alpha_t, so the step along
-                        # x_perp = x - V^T V x shrinks to x_perp / (alpha_t + |g_perp|^2)
                         on_directions = oja_held_directions(factor, projected, n_rows,
                                                             off_sketch)
                         own_curvature = c * c * max(squared_norm - on_directions, 0.0)
                         shrink = slope * own_curvature / (ridge * (ridge + own_curvature))
-                        folded = 0.0
-                        for j in range(n_rows):
-                            row_coefficients[j] -= shrink * off_sketch[j]
-                            folded += off_sketch[j] * row_shifts[j]
-                        x_coefficient -= shrink * (1.0 - folded)
+                    folded = 0.0
+                    for j in range(n_rows):
+                        coefficient = step_scale * coefficients[j] - shrink * off_sketch[j]
+                        row_coefficients[j] += coefficient
+                        folded += coefficient * row_shifts[j]
+                    x_coefficient += step_scale - shrink - folded
 
             if sparse:
                 if not sparse_step(columns, weights, sketch_weights, cols, vals, nnz,
