@@ -169,11 +169,13 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
                 )
         return super().set_params(**params)
 
-    def _strategies(self, n_weights, fit_rows=None, rows=None, n_classes=None):
+    def _strategies(self, n_weights, fit_rows=None, rows=None, n_classes=None, continuing=False):
         """Fitted copies of the update rule and sketch, and the loss spec
         (``fit_rows``: see :func:`resolve_strategies`; ``rows`` and
         ``n_classes``, a classifier's first rows and classes: see
-        :func:`resolve_strategies` and :meth:`_loss_spec`).
+        :func:`resolve_strategies` and :meth:`_loss_spec`). A stream's start
+        records what ``sketch='auto'`` and ``loss='auto'`` mean for it, which
+        the checks of a ``continuing`` stream, whose first rows are gone, read.
 
         The user's objects are cloned, never mutated. Raises for pairings that
         make no sense, before any state exists. ``n_weights`` is the number of
@@ -182,8 +184,12 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         ``sketch_size`` is clipped to it in the fitted copy (whose directions
         then span the whole space: all that a larger sketch could hold).
         """
-        rule, sketch = resolve_strategies(self.update_rule, self.sketch, n_weights, fit_rows,
-                                          rows, n_classes)
+        sketch = self._auto_sketch if continuing and self.sketch == "auto" else self.sketch
+        rule, sketch = resolve_strategies(self.update_rule, sketch, n_weights, fit_rows, rows,
+                                          n_classes)
+        if not continuing:
+            self._auto_sketch = rule._auto_sketch(n_weights, fit_rows, rows, n_classes)
+            self._auto_loss = self._auto_loss_name(rule, rows, n_classes)
         rule._validate_params()
         if sketch is not None:
             sketch._validate_params()
@@ -200,10 +206,14 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         its ``_auto_loss``)."""
         if self.loss != "auto":
             return LOSSES[self.loss]
+        return LOSSES[self._auto_loss_name(rule, rows, n_classes)]
+
+    def _auto_loss_name(self, rule=None, rows=None, n_classes=None):
+        """What ``loss='auto'`` means (see :meth:`_loss_spec`)."""
         if rule is None or rows is None:
             rule = self.update_rule
-            return LOSSES[(UPDATE_RULES[rule] if isinstance(rule, str) else rule)._default_loss]
-        return LOSSES[rule._auto_loss(rows, n_classes)]
+            return (UPDATE_RULES[rule] if isinstance(rule, str) else rule)._default_loss
+        return rule._auto_loss(rows, n_classes)
 
     def _start(self, X_raw, X, rule, sketch, loss, n_problems, n_outputs, random_state):
         """Commit a new model: record the features of ``X_raw`` (the caller's input)
@@ -279,10 +289,11 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         """
         params = self._state_params()
         changed = [name for name, value in params.items() if value != self._started_with[name]]
-        if "loss" in changed and self._loss_spec().name == self._loss_name:
+        if "loss" in changed and self._loss_name == (
+                self._auto_loss if self.loss == "auto" else self.loss):
             changed.remove("loss")
         if "update_rule" in changed or "sketch" in changed:
-            rule, sketch, _ = self._strategies(self._state["weights"].shape[-1])
+            rule, sketch, _ = self._strategies(self._state["weights"].shape[-1], continuing=True)
             fitted = {"update_rule": (rule, self.update_rule_), "sketch": (sketch, self.sketch_)}
             changed = [name for name in changed
                        if name not in fitted or not _same_strategy(*fitted[name])]

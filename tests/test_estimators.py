@@ -784,6 +784,30 @@ def test_a_strategy_given_in_another_form_is_no_change(stream):
         model.set_params(sketch=FrequentDirections(fast=True)).partial_fit(X, y)
 
 
+def test_auto_given_mid_stream_means_what_it_meant_at_the_stream_start():
+    # on many classes of text-like CSR rows SON's 'auto' is no sketch and the
+    # modified Huber loss, which only the stream's first rows tell: a stream
+    # started with those values explicitly continues under 'auto' (and the
+    # reverse), and 'auto' is still not the log loss or a sketch for it
+    rng = np.random.default_rng(0)
+    X = sp.random(300, 400, density=0.02, format="csr", random_state=0)
+    y = rng.integers(0, 4, 300)
+    model = SketchedOnlineClassifier(sketch=None, loss="modified_huber", random_state=0)
+    model.partial_fit(X[:100], y[:100], classes=np.arange(4))
+    model.set_params(sketch="auto", loss="auto").partial_fit(X[100:], y[100:])
+    streamed = SketchedOnlineClassifier(random_state=0)
+    streamed.partial_fit(X[:100], y[:100], classes=np.arange(4)).partial_fit(X[100:], y[100:])
+    assert (streamed.sketch_, streamed._loss_name) == (None, "modified_huber")
+    np.testing.assert_array_equal(model.coef_, streamed.coef_)
+    streamed.set_params(sketch=None, loss="modified_huber").partial_fit(X[:10], y[:10])
+    before = pickle.dumps(streamed)
+    for param, value in (("loss", "log_loss"), ("sketch", "fast_rfd")):
+        with pytest.raises(ValueError, match=f"{param} changed"):
+            streamed.set_params(**{param: value}).partial_fit(X[:10], y[:10])
+        streamed.set_params(sketch=None, loss="modified_huber")
+    assert pickle.dumps(streamed) == before
+
+
 def test_first_call_failures_leave_the_model_unfitted(stream):
     X, y = stream
     model = make_model("son-fast_rfd")
