@@ -76,6 +76,15 @@ def _same_strategy(a, b):
     return type(a) is type(b) and (a is None or a.get_params() == b.get_params())
 
 
+def _read_only_model(published):
+    """``published`` (:meth:`_BaseSketchedOnline._published_model`'s tuple), its
+    ``coef_`` and ``intercept_`` made read-only: the state is the model, and an
+    edit of them would last until the next call and then vanish."""
+    for array in published[:2]:
+        array.flags.writeable = False
+    return published
+
+
 def resolve_strategies(update_rule, sketch, n_weights=None, fit_rows=None, rows=None,
                        n_classes=None):
     """New update-rule and sketch objects (or None) for the estimators' parameters:
@@ -167,7 +176,13 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
                     f"object{why}: give {strategy} as one to set its parameters (e.g. "
                     f"{example}, or {strategy} and {key} together in a parameter grid)."
                 )
-        return super().set_params(**params)
+        before = self.get_params(deep=False)
+        try:
+            return super().set_params(**params)
+        except Exception:  # (scikit-learn's sets the parameters before it one is refused)
+            for name, value in before.items():
+                setattr(self, name, value)
+            raise
 
     def _strategies(self, n_weights, fit_rows=None, rows=None, n_classes=None, continuing=False):
         """Fitted copies of the update rule and sketch, and the loss spec
@@ -262,6 +277,12 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         if "_state" in self.__dict__:
             self._published_model()
         return super().__getstate__()
+
+    def __setstate__(self, state):
+        # (pickle, joblib and copy.deepcopy hand back writable arrays)
+        super().__setstate__(state)
+        if self.__dict__.get("_published") is not None:
+            _read_only_model(self._published)
 
     def _state_params(self):
         """The parameters the fitted state depends on, comparable across calls.
@@ -858,10 +879,7 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         if "_state" not in self.__dict__:
             raise AttributeError(f"{type(self).__name__!r} object is not fitted yet")
         self._check_state_layout()  # (the sparse form's weights are read by a kernel)
-        published = self._model_from_state()
-        for array in published[:2]:
-            # the state is the model: an edit of coef_ would last until the next call
-            array.flags.writeable = False
+        published = _read_only_model(self._model_from_state())
         # one assignment, so that threads predicting at once see one model
         self._published = published
         return published
@@ -1344,6 +1362,9 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
                 "class_weight parameter."
             )
         if classes is not None:  # refuses NaN and inf, as SGDClassifier does
+            if isinstance(classes, (set, frozenset, dict, str)):  # (unordered, or one label)
+                raise ValueError(f"Expected array-like (array or non-string sequence) for "
+                                 f"classes, got {classes!r}.")
             check_array(classes, ensure_2d=False, dtype=None, input_name="classes")
         unique_classes = None if classes is None else np.unique(classes)
         if not first_call and unique_classes is not None and not np.array_equal(

@@ -3,6 +3,7 @@ survives pickling, dense equals CSR, threads change nothing, nested
 hyperparameters search, bad input changes nothing, and the projection and
 invariance SON promises."""
 
+import copy as copy_module
 import pickle
 import warnings
 
@@ -430,9 +431,10 @@ def test_partial_fit_leaves_coef_to_its_first_use(stream):
                                rtol=1e-12, atol=1e-12)
     # coef_ is read out of the state, which the next call continues: an edit
     # in place would change predictions until then only, so it fails loudly
-    for array in (read.coef_, read.intercept_):
-        with pytest.raises(ValueError, match="read-only"):
-            array[...] = 0.0
+    for copy in (read, copy_module.deepcopy(read), pickle.loads(pickle.dumps(read))):
+        for array in (copy.coef_, copy.intercept_):
+            with pytest.raises(ValueError, match="read-only"):
+                array[...] = 0.0
 
 
 def test_predict_proba_for_the_log_loss(stream):
@@ -551,6 +553,13 @@ def test_a_parameter_of_a_strategy_given_by_its_shortcut_sets_the_shortcuts_obje
     grid = {"update_rule": [SketchedOnlineNewton()], "update_rule__alpha": [0.01, 100.0]}
     search = GridSearchCV(SketchedOnlineClassifier(random_state=0), grid, cv=3).fit(X, y)
     assert search.best_estimator_.update_rule_.alpha == search.best_params_["update_rule__alpha"]
+    # a parameter the shortcut's object lacks is refused, and refused
+    # parameters change nothing (scikit-learn's sets those before it first)
+    model = SketchedOnlineClassifier("ada_fd", sketch="fd")
+    with pytest.raises(ValueError, match="Invalid parameter 'alpha'"):
+        model.set_params(fit_intercept=False, sketch__sketch_size=5, update_rule__alpha=0.5)
+    assert model.get_params(deep=False) == SketchedOnlineClassifier(
+        "ada_fd", sketch="fd").get_params(deep=False)
 
 
 def test_pipeline_grid_search_over_nested_strategy_parameters(stream):
@@ -813,6 +822,8 @@ def test_first_call_failures_leave_the_model_unfitted(stream):
     model = make_model("son-fast_rfd")
     with pytest.raises(ValueError, match="classes must be passed"):
         model.partial_fit(X, y)
+    with pytest.raises(ValueError, match="Expected array-like"):  # (SGDClassifier's words)
+        model.partial_fit(X, y, classes={0, 1, 2})
     with pytest.raises(ValueError, match="NaN"):
         model.partial_fit(np.full_like(X, np.nan), y, classes=[0, 1, 2])
     with pytest.raises(NotFittedError):
