@@ -514,12 +514,16 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
             # the units a kernel keeps overflowed (before any step could diverge)
             raise ValueError(self._units_overflow_message())
         if cause is not None:
-            raise ValueError(
-                f"{type(self.update_rule_).__name__} diverged during pass {epoch + 1}: "
-                f"{cause}. The model is left as it was before this call. Scaling the input "
-                "data (StandardScaler), a smaller step (eta0) or a larger ridge (alpha, "
-                f"delta) might help.{unchecked_input()}"
-            )
+            raise self._divergence(cause, epoch)
+
+    def _divergence(self, cause, epoch):
+        """The error of a call that diverged during pass ``epoch`` (from 0) for ``cause``."""
+        return ValueError(
+            f"{type(self.update_rule_).__name__} diverged during pass {epoch + 1}: "
+            f"{cause}. The model is left as it was before this call. Scaling the input "
+            "data (StandardScaler), a smaller step (eta0) or a larger ridge (alpha, "
+            f"delta) might help.{unchecked_input()}"
+        )
 
     def _units_overflow_message(self):
         """Why a call fails whose running units (the estimator's, or those a
@@ -690,8 +694,20 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
                     if no_improvement >= self.n_iter_no_change:
                         break
         self.n_iter_ = epoch + 1
-        # coef_ is computed from the state when next read (see _published_model)
+        # coef_ is computed from the state when next read (see _published_model),
+        # but after dense rows at once, for less than reading them cost: it is
+        # then checked to be finite in the data's units (the state is in the
+        # units learned in), and as the blocks' predictions before each step
+        # are, at the last row after the last step, which a step that blew the
+        # weights up predicts first
         self._published = None
+        if not sp.issparse(X):
+            coef, intercept, _ = self._published_model()
+            largest = np.abs(X[-1] @ coef.T + intercept).max()
+            if largest > limit:
+                raise self._divergence(
+                    f"after its last step the model predicts {largest:.3g} for the last row, "
+                    f"over {self._DIVERGENCE_RATIO:g} times the scale of the targets", epoch)
 
     def _each_model(self):
         """Run the body of a loop over this once for each model learned: the
@@ -903,7 +919,9 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
                     if columns is not None and with_intercept else columns)
         vectors = [self.update_rule_._coef(state, features) for state in states]
         if self._units is not None:  # (the intercept moves with every feature's center)
-            vectors = _units.original_coef(np.vstack(vectors), self._units, fit_intercept, columns)
+            with np.errstate(over="ignore", invalid="ignore"):  # (refused below)
+                vectors = _units.original_coef(np.vstack(vectors), self._units, fit_intercept,
+                                               columns)
         limits = np.minimum([self.update_rule_._prediction_limit(state) for state in states],
                             self._target_limits(self._targets_reach))
         # one copy of the d-long vectors (a joint rule's problem holds one per
@@ -912,6 +930,14 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         coef = np.vstack([vector[..., :n_coef] for vector in vectors])
         intercept = (np.hstack([vector[..., n_coef] for vector in vectors]) + self._target_offset
                      if with_intercept else np.zeros(coef.shape[0]))
+        if not (np.isfinite(coef).all() and np.isfinite(intercept).all()):
+            # (weights finite in the units learned in can overflow in the data's)
+            raise ValueError(
+                f"{type(self.update_rule_).__name__} diverged: the model's coefficients "
+                "are not finite in the units of the data. A call that finds this leaves the "
+                "model as it was before it; a larger ridge (alpha, delta), a smaller step "
+                f"(eta0) or scaled targets might help.{unchecked_input()}"
+            )
         return (*self._shaped_coef(coef, intercept), limits)
 
     def _epsilon(self):

@@ -1033,6 +1033,28 @@ def test_a_progressive_loss_that_overflows_raises_and_changes_nothing(stream, lo
     assert np.isfinite(model.progressive_loss_)
 
 
+@pytest.mark.parametrize("model, first, second", [
+    (SketchedOnlineRegressor(SketchedOnlineNewton(alpha=1e-305, ridge="fixed", bound=None),
+                             sketch=None, loss="absolute_error"),
+     ([[0.3, -1.2, 0.5]], [1.0]), ([[-0.3, 1.2, -0.5]], [1e10])),
+    (SketchedOnlineRegressor(AdaFD(delta=1e-230), sketch="fast_rfd"),
+     ([[1.04, 0.13]], [1.78]), ([[2.98, 3.4e-9]], [-1e80])),
+])
+def test_a_last_step_that_blows_the_weights_up_raises_and_changes_nothing(model, first, second):
+    # the blocks' predictions are checked before each step, so a call's last
+    # step went unchecked, and weights finite in the units learned in can
+    # overflow in the data's (found by an adversarial pass): SON's intercept_
+    # came out inf, AdaFD's 4.4e292 for targets of 1.78 and -1e80 (predict,
+    # clipped, +2e80), and every later call raised
+    model = clone(model).partial_fit(*first)
+    before = pickle.dumps(model)
+    with pytest.raises(ValueError, match="diverged"), warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        model.partial_fit(*second)
+    assert pickle.dumps(model) == before
+    assert np.isfinite(model.predict(first[0])).all()
+
+
 def test_the_divergence_threshold_follows_the_scale_of_the_targets(stream):
     # OGD on the squared loss is linear in y: targets of 1e15 give the same
     # model times 1e15, with predictions far beyond 1e12 and no divergence
