@@ -31,7 +31,16 @@ recomputed in O(tau^3); after a shrink it is diagonal.
 
 import numpy as np
 
-from ._blas import axpy, copy_block, copy_into, dot, matvec, scale_into
+from ._blas import (
+    axpy,
+    copy_block,
+    copy_into,
+    dot,
+    lower_matvec,
+    lower_transpose_in_place,
+    matvec,
+    scale_into,
+)
 from ._bordered_eigh import bordered_eigh_update
 from ._jit import jit
 from ._learner_sketch import (
@@ -91,17 +100,11 @@ def oja_solve_coefficients(factor, spectrum, n_rows, n_sketched, rho, delta, pro
     1 / (delta + sqrt(rho))``, the weight off the sketch (:func:`adagrad_solve`;
     the sparse form steps along ``x`` and ``Z``'s rows apart)."""
     off_sketch = 1.0 / (delta + np.sqrt(rho))
-    for i in range(n_rows):  # coefficients on V's rows: (F Z v)_i times the weight
-        coefficient = 0.0
-        for j in range(i + 1):
-            coefficient += factor[i, j] * projected[j]
+    lower_matvec(factor, n_rows, projected, work)  # V v = F Z v on V's rows
+    for i in range(n_rows):  # times each row's weight
         root = np.sqrt(rho + n_sketched * spectrum[i])
-        work[i] = (1.0 / (delta + root) - off_sketch) * coefficient
-    for j in range(n_rows):  # V^T w = Z^T (F^T w), in place: entry j reads those from j on
-        coefficient = 0.0
-        for i in range(j, n_rows):
-            coefficient += factor[i, j] * work[i]
-        work[j] = coefficient
+        work[i] *= 1.0 / (delta + root) - off_sketch
+    lower_transpose_in_place(factor, n_rows, work)  # V^T w = Z^T (F^T w)
     return off_sketch
 
 

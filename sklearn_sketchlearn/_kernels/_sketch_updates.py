@@ -30,7 +30,16 @@ buffer plus ``alpha += delta / 2``, kept by the caller from the returned shrink.
 
 import numpy as np
 
-from ._blas import axpy, combine_rows, copy_into, dot, gram_matrix, matvec, set_identity
+from ._blas import (
+    axpy,
+    combine_rows,
+    copy_into,
+    dot,
+    gram_matrix,
+    lower_matvec,
+    matvec,
+    set_identity,
+)
 from ._cholesky import special_rank_one, special_solve
 from ._jit import jit
 from ._random import gaussian_vector
@@ -204,13 +213,10 @@ def oja_small_update(factor, gram, eigenvalues, counts, projected, c, squared_no
     counts[0] += 1
     gamma = oja_step_size(counts[0], eta0, constant)
     work = np.empty((6, m))
-    along = work[0]  # F p
+    along = work[0]  # F p: (V g_hat)_i = c (F p)_i
+    lower_matvec(factor, m, projected, along)
     for i in range(m):
-        projected_v = 0.0  # (V g_hat)_i = c (F p)_i
-        for j in range(i + 1):
-            projected_v += factor[i, j] * projected[j]
-        along[i] = projected_v
-        eigenvalues[i] = (1.0 - gamma) * eigenvalues[i] + gamma * (c * projected_v) ** 2
+        eigenvalues[i] = (1.0 - gamma) * eigenvalues[i] + gamma * (c * along[i]) ** 2
     beta = gamma * c * c
     if beta == 0.0 or squared_norm == 0.0:
         shifts[:m] = 0.0
