@@ -703,8 +703,9 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         self._published = None
         if not sp.issparse(X):
             coef, intercept, _ = self._published_model()
-            largest = np.abs(X[-1] @ coef.T + intercept).max()
-            if largest > limit:
+            with np.errstate(over="ignore", invalid="ignore"):  # (refused below)
+                largest = np.abs(X[-1] @ coef.T + intercept).max()
+            if not largest <= limit:  # (NaN too: inf - inf)
                 raise self._divergence(
                     f"after its last step the model predicts {largest:.3g} for the last row, "
                     f"over {self._DIVERGENCE_RATIO:g} times the scale of the targets", epoch)
