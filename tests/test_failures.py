@@ -1055,6 +1055,19 @@ def test_a_last_step_that_blows_the_weights_up_raises_and_changes_nothing(model,
     assert np.isfinite(model.predict(first[0])).all()
 
 
+def test_a_model_read_out_of_csr_calls_that_is_not_finite_raises_where_it_is_read():
+    # after CSR rows the call does not read the model out of the state (O(m d)
+    # in the sparse form): coef_ and the predictions raise at its first use
+    # instead of returning the intercept_ of inf they returned
+    model = SketchedOnlineRegressor(
+        SketchedOnlineNewton(alpha=1e-305, ridge="fixed", bound=None), sketch=None,
+        loss="absolute_error").partial_fit(sp.csr_matrix([[0.3, -1.2, 0.5]]), [1.0])
+    model.partial_fit(sp.csr_matrix([[-0.3, 1.2, -0.5]]), [1e10])
+    for read in (lambda: model.coef_, lambda: model.predict(sp.csr_matrix([[0.3, -1.2, 0.5]]))):
+        with pytest.raises(ValueError, match="coefficients are not finite"):
+            read()
+
+
 def test_the_divergence_threshold_follows_the_scale_of_the_targets(stream):
     # OGD on the squared loss is linear in y: targets of 1e15 give the same
     # model times 1e15, with predictions far beyond 1e12 and no divergence
