@@ -694,21 +694,21 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
                     if no_improvement >= self.n_iter_no_change:
                         break
         self.n_iter_ = epoch + 1
-        # coef_ is computed from the state when next read (see _published_model),
-        # but after dense rows at once, for less than reading them cost: it is
-        # then checked to be finite in the data's units (the state is in the
-        # units learned in), and as the blocks' predictions before each step
+        # The model is checked to be finite in the data's units (the state is in
+        # the units learned in), and as the blocks' predictions before each step
         # are, at the last row after the last step, which a step that blew the
-        # weights up predicts first
+        # weights up predicts first. coef_ is computed from the state when next
+        # read (see _published_model), but after dense rows at once, for less
+        # than reading them cost; after CSR rows the model at the last row's
+        # columns is read where the rule can (O(m) a column, where coef_ costs
+        # O(m d))
         self._published = None
-        if not sp.issparse(X):
-            coef, intercept, _ = self._published_model()
-            with np.errstate(over="ignore", invalid="ignore"):  # (refused below)
-                largest = np.abs(X[-1] @ coef.T + intercept).max()
-            if not largest <= limit:  # (NaN too: inf - inf)
-                raise self._divergence(
-                    f"after its last step the model predicts {largest:.3g} for the last row, "
-                    f"over {self._DIVERGENCE_RATIO:g} times the scale of the targets", epoch)
+        with np.errstate(over="ignore", invalid="ignore"):  # (refused below)
+            largest = np.abs(self._last_row_scores(X)).max()
+        if not largest <= limit:  # (NaN too: inf - inf)
+            raise self._divergence(
+                f"after its last step the model predicts {largest:.3g} for the last row, "
+                f"over {self._DIVERGENCE_RATIO:g} times the scale of the targets", epoch)
 
     def _each_model(self):
         """Run the body of a loop over this once for each model learned: the
@@ -1025,6 +1025,30 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
             )
         return scores, limits
 
+    def _last_row_scores(self, X):
+        """The model's scores of the last row of ``X``, after CSR rows from the
+        model at that row's columns where :meth:`_model_for` would read it so
+        (O(m) a column; its gathers of a CSR row cost four times this)."""
+        if not sp.issparse(X):
+            coef, intercept, _ = self._published_model()
+            return X[-1] @ coef.T + intercept
+        begin, end = X.indptr[-2], X.indptr[-1]
+        stored, values = X.indices[begin:end], X.data[begin:end]
+        if not self._reads_columns_of(X.shape[1], stored.size):
+            coef, intercept, _ = self._published_model()
+            return X[-1:] @ coef.T + intercept
+        self._check_state_layout()
+        columns = np.unique(stored)
+        coef, intercept, _ = self._model_from_state(columns)
+        return np.atleast_2d(coef)[:, np.searchsorted(columns, stored)] @ values + intercept
+
+    def _reads_columns_of(self, n_features, n_stored):
+        """Whether CSR rows of ``n_stored`` values are predicted from the model
+        at their columns (see :meth:`_model_for`)."""
+        return (self.__dict__.get("_published") is None and 8 * n_stored < n_features
+                and (self._units is None or not self._units["center_features"])
+                and self.update_rule_._reads_columns(self._state))
+
     def _model_for(self, X):
         """``(X, coef, intercept, limits)``: the rows to predict and the
         published model, or where it is not read out yet (a call learned
@@ -1036,10 +1060,7 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         O(m d) (a test-then-train loop of 10-row chunks on 1e6 features paid
         12 ms a call for it with SON, against 0.5 ms for ``partial_fit``;
         AdaGrad's O(d) cost 17 ms)."""
-        if (self.__dict__.get("_published") is None and sp.issparse(X)
-                and 8 * X.nnz < X.shape[1]
-                and (self._units is None or not self._units["center_features"])
-                and self.update_rule_._reads_columns(self._state)):
+        if sp.issparse(X) and self._reads_columns_of(X.shape[1], X.nnz):
             self._check_state_layout()  # (the sparse form's weights are read by a kernel)
             return self._model_at_columns(X)
         return (X, *self._published_model())
