@@ -1060,6 +1060,35 @@ def test_a_last_step_that_blows_the_weights_up_raises_and_changes_nothing(model,
     assert np.isfinite(model.predict(form(first[0]))).all()
 
 
+@pytest.mark.parametrize("model, n_classes", [
+    (SketchedOnlineClassifier(random_state=0), 2), (SketchedOnlineClassifier(random_state=0), 3),
+    (SketchedOnlineClassifier("ada_fd", random_state=0), 3),
+    (SketchedOnlineClassifier("ogd", random_state=0), 2),
+    (SketchedOnlineRegressor(random_state=0), 0),
+], ids=["son", "son-multinomial", "ada_fd-multinomial", "ogd", "regressor"])
+def test_the_last_row_of_csr_calls_is_scored_at_its_columns_as_coef_scores_it(model, n_classes):
+    # the check of a call's last row after CSR rows reads the model at the
+    # row's columns only (the call leaves coef_ unread); its scores are the
+    # row's product with coef_, a column stored twice (a CSR row not in
+    # canonical form) and a row of no values included
+    rng = np.random.default_rng(0)
+    # (wide enough that ADA-FD does not centre them: the intercept's coefficient
+    # would then need every feature's center)
+    X = sp.random(200, 100_000, density=6e-5, format="csr", random_state=rng)
+    y = rng.integers(0, n_classes, 200) if n_classes else rng.standard_normal(200)
+    twice = sp.csr_matrix((np.array([1.5, 2.0, -0.5]), np.array([7, 3, 7]), np.array([0, 3])),
+                          shape=(1, 100_000))
+    for last in (twice, sp.csr_matrix((1, 100_000))):
+        rows = sp.vstack([X[:-1], last], format="csr")
+        rows.indices[rows.indptr[-2]:], rows.data[rows.indptr[-2]:] = last.indices, last.data
+        model = clone(model).partial_fit(rows, y, **({"classes": np.arange(n_classes)}
+                                                     if n_classes else {}))
+        assert model.__dict__["_published"] is None
+        scores = model._last_row_scores(rows)
+        expected = rows[-1:] @ np.atleast_2d(model.coef_).T + model.intercept_
+        np.testing.assert_allclose(scores, np.ravel(expected), rtol=1e-10, atol=1e-12)
+
+
 def test_the_divergence_threshold_follows_the_scale_of_the_targets(stream):
     # OGD on the squared loss is linear in y: targets of 1e15 give the same
     # model times 1e15, with predictions far beyond 1e12 and no divergence
