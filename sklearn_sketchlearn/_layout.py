@@ -27,8 +27,10 @@ import numpy as np
 # one lacks; 8: a trial keeps its examples' losses before its middle, early, and
 # their sum after it, later, where an older one kept losses and halfway; 9:
 # ADA-FD's mirror step over Oja's sketch keeps the sparse form's lazy changes,
-# each column's version, which an older one lacks; 10: its dual averaging too).
-STATE_LAYOUT = 10
+# each column's version, which an older one lacks; 10: its dual averaging too;
+# 11: SON's floats[16:19], the typical row's mean square and the prior's scale
+# that follows it).
+STATE_LAYOUT = 11
 
 
 def copied(arrays):

@@ -640,6 +640,55 @@ def standardize_example(x, raw, scale, floats, weights, scaling, center, rows, n
     return moved, units_jumped
 
 
+# The prior follows the typical row (follow_typical_row) once its mean square
+# has moved by more than this factor, over at least this many examples
+TYPICAL_ROW_MOVE = 4.0
+TYPICAL_ROW_EXAMPLES = 50
+
+
+@jit(inline=True)
+def follow_typical_row(floats):
+    """Scale the prior (the floor ``floats[6]``, which over the exact sketch is
+    the prior in ``A``, and the log loss's margin prior's unit ``floats[15]``)
+    to ``min(1, r)`` of its size once that has moved by more than a factor
+    :data:`TYPICAL_ROW_MOVE`, and return the floor's change (0 if none).
+    ``r`` is the running median of the examples' mean squares in centred
+    running units (``floats[16:18]``, its count and logarithm, by
+    :func:`count_magnitude`); ``floats[18]`` is the logarithm of the scale
+    in force, which also scales the prior where the first curvature vector
+    sets it.
+
+    The prior is one standardized example's curvature a weight: units in which
+    a feature's mean square is 1, and so is a typical row's. Where a few rows
+    far out set every feature's standard deviation (1% of the rows 1,000 times
+    the others: ``r`` about 6e-4), it weighed as much as thousands of ordinary
+    rows (the user guide, *Choosing*). Over the suite's real sets ``r`` is
+    0.47 to 0.97 (whole-set units): the prior stays."""
+    if floats[16] < TYPICAL_ROW_EXAMPLES:
+        return 0.0
+    target = min(0.0, floats[17])
+    if abs(target - floats[18]) <= np.log(TYPICAL_ROW_MOVE):
+        return 0.0
+    factor = np.exp(target - floats[18])
+    floats[18] = target
+    if floats[3] == 0.0:
+        return 0.0  # no prior set yet (it is set in this scale)
+    before = floats[6]
+    floats[6] *= factor
+    floats[15] *= factor
+    return floats[6] - before
+
+
+@jit(inline=True)
+def row_mean_square(x, n_values, n_entered):
+    """The mean square of an example fed in running units over the
+    ``n_entered`` features that took units (the others are fed as 0)."""
+    total = 0.0
+    for j in range(n_values):
+        total += x[j] * x[j]
+    return total / n_entered
+
+
 @jit(inline=True)
 def clear_moves(moves):
     """``moves`` (see :func:`standardize_example`) with no move: ``f = 1``, ``c = 0``."""
@@ -951,6 +1000,12 @@ def son_kernel(kind, dense_only):
         if after_fit_passes and ridge > 0.0 and (kind == FREQUENT_DIRECTIONS
                                                  or kind == RANDOM_PROJECTION):
             factor_with_ridge(gram, held_rows, ridge, cholesky)
+        # the prior's steps are capped under the classification losses, whose
+        # margins are free of units (under the regression losses they are the
+        # targets')
+        regression = (loss_code == SQUARED_ERROR or loss_code == ABSOLUTE_ERROR
+                      or loss_code == EPSILON_INSENSITIVE)
+        max_move = np.inf if regression else log_loss_max_step
         if prior_growth > 0.0 and ridge > 0.0:
             # the prior grew with fit's passes (SketchedOnlineNewton._grow_floor): its
             # Newton step
@@ -959,9 +1014,6 @@ def son_kernel(kind, dense_only):
                 grow_exact_prior(dense, growth)
             # capped under the classification losses, whose margins are free of
             # units (under the regression losses they are the targets')
-            regression = (loss_code == SQUARED_ERROR or loss_code == ABSOLUTE_ERROR
-                          or loss_code == EPSILON_INSENSITIVE)
-            max_move = np.inf if regression else log_loss_max_step
             if not dense_only and form[SPARSE] == 1:
                 sparse_prior_step(growth, ridge, weights, columns, sketch_weights, held_rows,
                                   cholesky, eigenvalues, factor, counts[0], form, versions,
@@ -1013,6 +1065,12 @@ def son_kernel(kind, dense_only):
                     x, raw, scale, floats, weights, scaling, fit_intercept, moving,
                     min(n_rows, moving.shape[0]), gram, dense, curvature, unsettled, row_start,
                     moves)
+            prior_moved = 0.0
+            if scaling == 2 and fit_intercept and floats[11] > 0.0:  # (centred units)
+                count_magnitude(row_mean_square(x, n_features - 1, floats[11]), weight,
+                                floats[16:18])
+                if adaptive:
+                    prior_moved = follow_typical_row(floats)
             if scaling >= 2:  # the curvature totals may have moved with the units, and
                 # features that took units raise the log loss's prior
                 previous = ridge
@@ -1026,6 +1084,16 @@ def son_kernel(kind, dense_only):
                 span_rows[0] = -1
                 refresh_after_rescale(kind, n_rows, gram, factor, ridge, cholesky, dense,
                                       curvature, floats[6])
+            if prior_moved != 0.0 and ridge > 0.0:
+                # the prior followed the typical row: A takes the move (where the
+                # units moved, the refactor above took it) and the weights its
+                # Newton step, as at fit's passes (_grow_floor: none over Oja's
+                # sketch and random projections)
+                if kind == EXACT and not sketch_moved:
+                    grow_exact_prior(dense, prior_moved)
+                if kind != OJA and kind != RANDOM_PROJECTION:
+                    prior_step(kind, prior_moved, ridge, weights, rows, n_rows, cholesky,
+                               eigenvalues, factor, counts[0], dense, floats[13], max_move)
             if units_jumped:
                 # the prior stays isotropic in the new units: its Newton step, before
                 # the example that moved them is scored (after it, the example's own
@@ -1102,8 +1170,12 @@ def son_kernel(kind, dense_only):
                     # one example's worth: the first curvature vector's weight per unit
                     # of |x|^2 (a standardized feature has mean square 1; the first
                     # rows may hold only the intercept while the features enter)
+                    # (in the scale that follows the typical row: _follow_typical_row)
+                    prior_scale = np.exp(floats[18])
                     example = c * c * (1.0 if scaling >= 2 else squared_norm / n_features)
-                    floats[15] = weight / pass_weight  # the unit of the prior (ridge_floor)
+                    example *= prior_scale
+                    # the unit of the prior (ridge_floor)
+                    floats[15] = weight / pass_weight * prior_scale
                     if kind != EXACT:
                         floats[6] = example  # the floor of the adaptive ridge (son_ridge)
                     else:

@@ -644,8 +644,10 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
         # weight of fit's passes that the ridge of index 6 holds (_grow_floor),
         # the sum of the curvature vectors' weights c^2 (the prior step's cap), the
         # ridge in use (carried from call to call), the first curvature vector's
-        # sample weight (the unit of the log loss's prior)
-        floats = np.zeros(16)
+        # sample weight (the unit of the log loss's prior), the count and the
+        # running log median of the rows' mean square in the units in use, and
+        # the logarithm of the prior's scale that follows it (follow_typical_row)
+        floats = np.zeros(19)
         floats[6] = ridge
         floats[12] = 1.0
         floats[0] = state["floats"][0]

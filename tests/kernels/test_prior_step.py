@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from sklearn_sketchlearn._kernels._sketch_updates import EXACT, FREQUENT_DIRECTIONS
-from sklearn_sketchlearn._kernels._son import factor_with_ridge, prior_step
+from sklearn_sketchlearn._kernels._son import factor_with_ridge, follow_typical_row, prior_step
 
 
 def dense_prior_step(A, w, step, curvature_weight, max_move):
@@ -38,3 +38,31 @@ def test_prior_step_is_the_dense_newton_step_shortened_to_the_cap(kind, max_move
     full_move = dense_prior_step(A, w, step, curvature_weight, np.inf)[1]
     assert full_move > 0.05
     assert moved == pytest.approx(min(full_move, max_move))
+
+
+def test_the_prior_follows_the_typical_row_by_its_definition():
+    # follow_typical_row: the prior (the floor floats[6] and the margin prior's
+    # unit floats[15]) at min(1, r) of its size, r the running median of the
+    # rows' mean squares (floats[17], its logarithm, over floats[16] examples),
+    # moved once that scale has changed by more than a factor 4 since the last
+    # move (floats[18], its logarithm), after 50 examples; it returns the
+    # floor's change, which the kernel's Newton step takes
+    floats = np.zeros(19)
+    floats[3], floats[6], floats[15] = 7.0, 2.0, 0.5
+    floats[16], floats[17] = 49.0, np.log(1e-3)
+    assert follow_typical_row(floats) == 0.0 and floats[6] == 2.0  # too few examples
+    floats[16] = 50.0
+    assert follow_typical_row(floats) == pytest.approx(2e-3 - 2.0)
+    np.testing.assert_allclose(floats[[6, 15, 18]], [2e-3, 5e-4, np.log(1e-3)])
+    floats[17] = np.log(3.5e-3)  # 3.5 times: stays
+    assert follow_typical_row(floats) == 0.0 and floats[6] == pytest.approx(2e-3)
+    floats[17] = np.log(0.5)  # 500 times: follows
+    assert follow_typical_row(floats) == pytest.approx(1.0 - 2e-3)
+    np.testing.assert_allclose(floats[[6, 15, 18]], [1.0, 0.25, np.log(0.5)])
+    floats[17] = np.log(30.0)  # above 1: the scale is at most 1, twice 0.5
+    assert follow_typical_row(floats) == 0.0 and floats[6] == pytest.approx(1.0)
+    fresh = np.zeros(19)
+    fresh[6], fresh[16], fresh[17] = 3.0, 60.0, np.log(1e-2)
+    # no prior set yet (floats[3] = 0): the scale is recorded for when it is
+    assert follow_typical_row(fresh) == 0.0
+    assert fresh[6] == 3.0 and fresh[18] == pytest.approx(np.log(1e-2))
