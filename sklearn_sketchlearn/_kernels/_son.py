@@ -1012,8 +1012,6 @@ def son_kernel(kind, dense_only):
             growth = prior_growth * ridge_floor(ridge_params, floats, kind)
             if kind == EXACT:
                 grow_exact_prior(dense, growth)
-            # capped under the classification losses, whose margins are free of
-            # units (under the regression losses they are the targets')
             if not dense_only and form[SPARSE] == 1:
                 sparse_prior_step(growth, ridge, weights, columns, sketch_weights, held_rows,
                                   cholesky, eigenvalues, factor, counts[0], form, versions,
@@ -1170,7 +1168,7 @@ def son_kernel(kind, dense_only):
                     # one example's worth: the first curvature vector's weight per unit
                     # of |x|^2 (a standardized feature has mean square 1; the first
                     # rows may hold only the intercept while the features enter)
-                    # (in the scale that follows the typical row: _follow_typical_row)
+                    # (in the scale that follows the typical row: follow_typical_row)
                     prior_scale = np.exp(floats[18])
                     example = c * c * (1.0 if scaling >= 2 else squared_norm / n_features)
                     example *= prior_scale
