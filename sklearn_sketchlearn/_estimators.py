@@ -1029,18 +1029,17 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         """The model's scores of the last row of ``X``, after CSR rows from the
         model at that row's columns where :meth:`_model_for` would read it so
         (O(m) a column; its gathers of a CSR row cost four times this)."""
-        if not sp.issparse(X):
-            coef, intercept, _ = self._published_model()
-            return X[-1] @ coef.T + intercept
-        begin, end = X.indptr[-2], X.indptr[-1]
-        stored, values = X.indices[begin:end], X.data[begin:end]
-        if not self._reads_columns_of(X.shape[1], stored.size):
-            coef, intercept, _ = self._published_model()
-            return X[-1:] @ coef.T + intercept
-        self._check_state_layout()
-        columns = np.unique(stored)
-        coef, intercept, _ = self._model_from_state(columns)
-        return np.atleast_2d(coef)[:, np.searchsorted(columns, stored)] @ values + intercept
+        if sp.issparse(X):
+            begin, end = X.indptr[-2], X.indptr[-1]
+            stored, values = X.indices[begin:end], X.data[begin:end]
+            if self._reads_columns_of(X.shape[1], stored.size):
+                self._check_state_layout()
+                columns = np.unique(stored)
+                coef, intercept, _ = self._model_from_state(columns)
+                return (np.atleast_2d(coef)[:, np.searchsorted(columns, stored)] @ values
+                        + intercept)
+        coef, intercept, _ = self._published_model()
+        return X[-1:] @ coef.T + intercept
 
     def _reads_columns_of(self, n_features, n_stored):
         """Whether CSR rows of ``n_stored`` values are predicted from the model
