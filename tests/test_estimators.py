@@ -24,7 +24,7 @@ from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.linear_model import LogisticRegression, Ridge, SGDClassifier
 from sklearn.model_selection import GridSearchCV, train_test_split
 from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import StandardScaler
+from sklearn.preprocessing import FunctionTransformer, RobustScaler, StandardScaler
 from sklearn.utils import check_array
 from sklearn.utils.class_weight import compute_class_weight
 
@@ -1157,6 +1157,34 @@ def test_a_stream_with_a_few_rows_far_out_learns_as_well_as_a_scaler_offline(see
         model.partial_fit(far[begin:begin + 100], y[begin:begin + 100], classes=[0, 1])
     assert isinstance(model.sketch_, ExactSketch)
     assert model.score(X[4000:], y[4000:]) > max(scaled.score(X[4000:], y[4000:]), 0.9)
+
+
+@pytest.mark.parametrize("seed, draw", [(0, 2), (0, 3), (2, 0)])
+def test_a_few_huge_cells_in_informative_columns_leave_the_units_to_the_others(seed, draw):
+    # ten of 42,000 training entries set to +-1e6: where they fall in
+    # informative columns, their standard deviation was the cells', the
+    # ordinary values were about 0 in the units and the prior held their
+    # weights there: fit 0.742, 0.478 and 0.513 (one pass 0.737, 0.477, 0.516),
+    # as StandardScaler + LogisticRegression (0.740, 0.476, 0.507), where the
+    # values clipped first reach 0.899, 0.900 and 0.861. The units count and
+    # feed a value at most ten times the deviations that stood out
+    # (_units.bounded_value): fit 0.897, 0.899 and 0.861
+    X, y = make_classification(3000, 20, random_state=seed)
+    X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, random_state=seed)
+    rng = np.random.default_rng(100 * seed + draw)
+    X_train.flat[rng.choice(X_train.size, 10, replace=False)] = rng.choice([-1e6, 1e6], 10)
+    standardized = make_pipeline(StandardScaler(), LogisticRegression()).fit(X_train, y_train)
+    clipped = make_pipeline(RobustScaler(), FunctionTransformer(np.clip, kw_args={
+        "a_min": -5.0, "a_max": 5.0}), LogisticRegression()).fit(X_train, y_train)
+    reference = clipped.score(X_test, y_test)
+    assert standardized.score(X_test, y_test) < reference - 0.1  # (the cells' effect)
+    model = SketchedOnlineClassifier(random_state=0).fit(X_train, y_train)
+    stream = SketchedOnlineClassifier(random_state=0)
+    for begin in range(0, len(y_train), 100):
+        stream.partial_fit(X_train[begin:begin + 100], y_train[begin:begin + 100],
+                           classes=[0, 1])
+    assert model.score(X_test, y_test) > reference - 0.01
+    assert stream.score(X_test, y_test) > reference - 0.01
 
 
 def test_son_without_a_sketch_learns_diabetes_in_one_pass_close_to_ridge():

@@ -597,8 +597,8 @@ def standardize_example(x, raw, scale, floats, weights, scaling, center, rows, n
     of a unit that is not young: a young unit shrinks its weight) are written
     into ``moves[:, j]`` (which holds 1 and 0 elsewhere) for the prior's step
     (:func:`units_prior_step`). Returns whether the sketch moved and whether a
-    unit jumped. ``raw`` receives the values as given; ``unsettled`` is
-    scratch (see :func:`count_dense_example`).
+    unit jumped. ``raw`` receives the values as counted (centred ones
+    bounded); ``unsettled`` is scratch (see :func:`count_dense_example`).
     """
     n_seen = floats[5]
     if scaling == 1:

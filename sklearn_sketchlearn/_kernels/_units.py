@@ -44,6 +44,21 @@ UNIT_JUMP = 0.5
 # 1 on an offset of 1e13, nanoseconds, was taken for a constant.)
 NO_SPREAD = 1e-28
 
+# A centred value is counted in its feature's statistics, and fed, at most
+# this many times the root mean square of the deviations that stood out before
+# it from the running mean (once ENTRY_EXAMPLES of them have): one cell of
+# 1e6 among values of order 1 would otherwise set the feature's standard
+# deviation near 1e6 / sqrt(n) for good, leave its ordinary values at about
+# nothing in its units, and the prior (an isotropic ridge in the units) would
+# hold its weight there: make_classification(3000, 20) with ten such cells,
+# where they fell in informative columns (3 draws of 18), 0.47-0.75 test
+# accuracy, as StandardScaler and LogisticRegression (0.90 on clean rows; user
+# guide, learners, Features). Deviations that stood out are a feature's non-zeros on
+# data of mostly zeros, so a rare binary feature (all its deviations alike) is
+# never bounded; a Gaussian one is bounded beyond about 12 standard deviations.
+BOUNDED_DEVIATIONS = 10.0
+
+
 @jit
 def feature_units(j, value, inverse_n, center, scale):
     """Count ``value`` in feature ``j``'s statistics and return its new
@@ -103,6 +118,25 @@ def centred_count(value, mean, squared_deviations, stood, inverse_n):
 
 
 @jit
+def bounded_value(value, mean, squared_deviations, stood):
+    """``value`` brought to within :data:`BOUNDED_DEVIATIONS` times ``sqrt(
+    squared_deviations / stood)`` of the running ``mean``, the root mean square
+    of the deviations that stood out so far (``stood`` is one more than their
+    count; the others are small), once ``ENTRY_EXAMPLES`` stood out; else
+    ``value`` itself. A value whose squared deviation is not a float (NaN,
+    infinite, or beyond 1e154) is left as it is: the statistics then say that
+    the data are not floats (the estimator's error), where a bound would hide
+    it."""
+    # (branch-free, so that count_dense_example's loop stays vectorized: a
+    # pass over 1,000 features at the defaults takes as long as without it)
+    limit_squared = BOUNDED_DEVIATIONS**2 * squared_deviations / stood
+    delta = value - mean
+    square = delta * delta
+    outside = (stood > ENTRY_EXAMPLES) & (square > limit_squared) & (square < np.inf)
+    return mean + np.copysign(np.sqrt(limit_squared), delta) if outside else value
+
+
+@jit
 def feature_statistics(j, inverse_n, center, scale):
     """Feature ``j``'s ``(mean, variance, mean square)``: centred, over the
     ``1 / inverse_n`` examples seen; else over its non-zero values, with mean 0."""
@@ -142,7 +176,8 @@ def units_left(variance, mean, spread, offset):
 @jit
 def count_dense_example(x, raw, n_features, inverse_n, center, scale, unsettled):
     """:func:`count_value` for every value of a dense example, fed in the
-    units in use (``raw`` keeps the values), with ``unsettled[j]`` marking the
+    units in use (``raw`` keeps the values counted: centred ones bounded,
+    :func:`bounded_value`), with ``unsettled[j]`` marking the
     features left for :func:`units_move`: those whose units may have to be
     taken or to move (a superset), and a centred feature's first non-zero,
     not counted here. Branch-free over the values, so that the compiler
@@ -156,6 +191,7 @@ def count_dense_example(x, raw, n_features, inverse_n, center, scale, unsettled)
     if center:
         for j in range(n_features):
             met = stood[j] != 0.0
+            x[j] = bounded_value(x[j], means[j], squares[j], stood[j])
             mean, squared_deviations, count = centred_count(x[j], means[j], squares[j],
                                                             stood[j], inverse_n)
             means[j] = mean if met else means[j]

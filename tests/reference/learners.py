@@ -135,7 +135,11 @@ class RunningUnits:
     its mean by more than ``tolerance`` of the scale. Without ``center`` the
     scale is the root mean square of the feature's non-zero values.
     ``only_nonzero`` is ``feature_scaling="scale"``: a feature's units are
-    revisited only where it is non-zero."""
+    revisited only where it is non-zero. A centred value is counted (and fed)
+    at most 10 times the root mean square of the deviations that stood out
+    before it from the mean of the values before it (their sum of squared
+    deviations over one more than their count), once 10 of them stood out,
+    where its squared deviation is a float."""
 
     def __init__(self, D, center, tolerance=0.25, only_nonzero=False):
         self.n_features = D - 1 if center else D
@@ -153,7 +157,8 @@ class RunningUnits:
         """Count ``x``; return the moves ``(j, f, c)``, ``x'_j = f x_j + c``, and ``x``
         in the (new) units."""
         self.n += 1
-        self.seen.append(x.copy())
+        x = x.copy()  # the values as counted
+        self.seen.append(x)
         moves, fed = [], x.copy()
         for j in range(self.n_features):
             if x[j] != 0:
@@ -162,6 +167,11 @@ class RunningUnits:
                 continue
             column = np.array([seen[j] for seen in self.seen])
             before = column[:-1]
+            if self.center_on and self.stood_out[j] >= 10 and (x[j] - before.mean()) ** 2 < np.inf:
+                limit = 10 * np.sqrt(np.sum((before - before.mean()) ** 2)
+                                     / (self.stood_out[j] + 1))
+                x[j] = column[-1] = fed[j] = np.clip(x[j], before.mean() - limit,
+                                                     before.mean() + limit)
             if before.size and (x[j] - before.mean()) ** 2 > before.var() / 4:
                 self.stood_out[j] += 1
             if self.center_on:  # over every example, two passes

@@ -673,8 +673,10 @@ def test_son_standardized(data, sketch, fit_intercept, scaling, sparse):
 @pytest.mark.parametrize("sketch", ["exact", "rp", "oja", "none"])
 def test_son_takes_the_priors_step_at_a_jump_of_the_units(data, sketch, fit_intercept):
     # a value 1e4 standard deviations out makes its feature's units jump at row
-    # 45; the kernel follows the jump with the prior's Newton step (not over
-    # Oja's sketch) before scoring the row, as the reference does
+    # 45 (bounded to ten times the root mean square of the deviations that
+    # stood out, it still more than doubles the spread); the kernel follows the
+    # jump with the prior's Newton step (not over Oja's sketch) before scoring
+    # the row, as the reference does
     X, labels, weights = data
     X = X * np.array([1e3, 1.0, 1e-2, 5.0, 1.0]) + np.array([0.0, 50.0, -3.0, 0.0, 1.0])
     X[45, 2] = -3.0 + 1e4 * 1e-2
@@ -697,6 +699,36 @@ def test_son_takes_the_priors_step_at_a_jump_of_the_units(data, sketch, fit_inte
                       reference_sketch(SKETCHES[sketch], 5 + fit_intercept), unit_jump=0.0,
                       **options)
     assert np.allclose(kept, expected, rtol=1e-3) == (sketch == "oja")
+
+
+@pytest.mark.parametrize("sketch", ["exact", "rp", "none"])
+def test_son_bounds_a_value_far_out_as_the_reference_does(data, sketch):
+    # a cell 1e6 times its feature's spread at row 60, after more than ten of
+    # its values stood out, is counted and fed at ten times the root mean
+    # square of their deviations (_units.bounded_value), as in the reference;
+    # the feature's spread in use stays within three times its spread without the
+    # cell, where the cell alone would set it near 1e6 / sqrt(60)
+    X, labels, weights = data
+    X = X * np.array([1e3, 1.0, 1e-2, 5.0, 1.0]) + np.array([0.0, 50.0, -3.0, 0.0, 1.0])
+    far = X.copy()
+    far[60, 0] = 1e6 * 1e3
+    alpha = 1.0 if sketch == "exact" else 1e-3
+    expected, predictions = son(
+        far, np.where(labels == 1, 1.0, -1.0), weights,
+        reference_sketch(SKETCHES[sketch], 6), loss="log_loss", alpha=alpha,
+        margin_prior=1 / 64, bound=np.inf, sigma=1.0, adaptive=True, gauss_newton=True,
+        standardize=True)
+    spreads = []
+    for rows in (far, X):
+        model = SketchedOnlineClassifier(SketchedOnlineNewton(alpha), sketch=SKETCHES[sketch],
+                                         random_state=0)
+        if rows is far:
+            check_against(model, rows, labels, weights, expected, predictions,
+                          LOSSES["log_loss"], sparse=False)
+        else:
+            model.partial_fit(rows, labels, classes=[0, 1], sample_weight=weights)
+        spreads.append(model._state["scale"][0, 0, 0])
+    assert spreads[1] < spreads[0] < 3 * spreads[1]
 
 
 @pytest.mark.parametrize("sketch", ["rp", "none"])
