@@ -1054,10 +1054,11 @@ def test_one_corrupt_cell_costs_what_it_costs_ridge(sketch, stream):
     # coefficient to thousands (R^2 -2.3 over the default's exact sketch, where
     # StandardScaler + Ridge scores 0.456); the prior's Newton step at the
     # jump takes them back (0.444; the bound on values far out, which keeps
-    # the cell out of the units, 0.536, clean 0.545). Over fast RFD, random projections and no
-    # sketch, whose ridge stands in for missed curvature, the step through the
-    # ridge held the feature (R^2 -20, -18, -20): through the missed curvature
-    # moved with the units it costs what the corrupt column costs Ridge
+    # the cell out of the units, 0.536, clean 0.545). Over fast RFD, random
+    # projections and no sketch, whose ridge stands in for missed curvature,
+    # the step through the ridge held the feature (R^2 -20, -18, -20): through
+    # the missed curvature moved with the units it costs what the corrupt
+    # column costs Ridge
     X, y = load_diabetes(return_X_y=True)
     corrupt = X.copy()
     corrupt[150, 2] = 99999.0

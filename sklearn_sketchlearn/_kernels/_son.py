@@ -680,16 +680,6 @@ def follow_typical_row(floats):
 
 
 @jit(inline=True)
-def row_mean_square(x, n_values, n_entered):
-    """The mean square of an example fed in running units over the
-    ``n_entered`` features that took units (the others are fed as 0)."""
-    total = 0.0
-    for j in range(n_values):
-        total += x[j] * x[j]
-    return total / n_entered
-
-
-@jit(inline=True)
 def clear_moves(moves):
     """``moves`` (see :func:`standardize_example`) with no move: ``f = 1``, ``c = 0``."""
     for j in range(moves.shape[1]):
@@ -1065,8 +1055,10 @@ def son_kernel(kind, dense_only):
                     moves)
             prior_moved = 0.0
             if scaling == 2 and fit_intercept and floats[11] > 0.0:  # (centred units)
-                count_magnitude(row_mean_square(x, n_features - 1, floats[11]), weight,
-                                floats[16:18])
+                # the row's mean square over the features that took units (the
+                # others are fed as 0; the intercept, last, is not one)
+                values = x[:n_features - 1]
+                count_magnitude(dot(values, values) / floats[11], weight, floats[16:18])
                 if adaptive:
                     prior_moved = follow_typical_row(floats)
             if scaling >= 2:  # the curvature totals may have moved with the units, and

@@ -167,12 +167,11 @@ class RunningUnits:
                 continue
             column = np.array([seen[j] for seen in self.seen])
             before = column[:-1]
-            if self.center_on and self.stood_out[j] >= 10 and (x[j] - before.mean()) ** 2 < np.inf:
-                limit = 10 * np.sqrt(np.sum((before - before.mean()) ** 2)
-                                     / (self.stood_out[j] + 1))
-                x[j] = column[-1] = fed[j] = np.clip(x[j], before.mean() - limit,
-                                                     before.mean() + limit)
-            if before.size and (x[j] - before.mean()) ** 2 > before.var() / 4:
+            mean = before.mean() if before.size else 0.0
+            if self.center_on and self.stood_out[j] >= 10 and (x[j] - mean) ** 2 < np.inf:
+                limit = 10 * np.sqrt(np.sum((before - mean) ** 2) / (self.stood_out[j] + 1))
+                x[j] = column[-1] = np.clip(x[j], mean - limit, mean + limit)
+            if before.size and (x[j] - mean) ** 2 > before.var() / 4:
                 self.stood_out[j] += 1
             if self.center_on:  # over every example, two passes
                 mean = column.mean()
