@@ -529,11 +529,13 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         """Why a call fails whose running units (the estimator's, or those a
         rule's kernel keeps) overflowed: no step diverged, the data's squares
         are not floats."""
+        regressor = not is_classifier(self)
         return (
             f"{type(self.update_rule_).__name__} learns in running units, and the "
-            "squares of this chunk's features or targets overflow: their spread is not "
-            "a float. Scale the input data (StandardScaler) first. The model is left as "
-            f"it was before this call.{unchecked_input()}"
+            f"squares of this chunk's features{' or targets' * regressor} overflow: their "
+            "spread is not a float. Scale the features (StandardScaler)"
+            f"{' or the targets (TransformedTargetRegressor)' * regressor} first. The "
+            f"model is left as it was before this call.{unchecked_input()}"
         )
 
     def _prediction_limit(self, y):
@@ -989,7 +991,7 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         return sample_weight
 
     def _validate_Xy(self, X, y, *, first_call, y_numeric):
-        check_sparse_structure(X)
+        X = check_sparse_structure(X)
         if first_call:
             X, y = check_X_y(X, y, estimator=self, y_numeric=y_numeric, **CHUNK_CHECKS)
         else:
@@ -1018,6 +1020,12 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
             scores = safe_sparse_dot(X, coef.T, dense_output=True) + intercept
         if np.isnan(scores).any():
             row = np.flatnonzero(np.isnan(scores.reshape(X.shape[0], -1)).any(axis=1))[0]
+            values = X[row].data if sp.issparse(X) else X[row]
+            if not np.isfinite(values).all():  # (unchecked: assume_finite)
+                raise ValueError(
+                    f"Row {row} of X holds NaN or infinity: scikit-learn's assume_finite "
+                    "is set, so the input was not checked for them."
+                )
             raise ValueError(
                 f"The model's score of row {row} of X is not a number: X @ coef_ overflowed "
                 "both ways (inf - inf) on values far beyond those it learned from. Scale X "
@@ -1076,7 +1084,7 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         scipy's product would read a malformed matrix's indices past the
         coefficients)."""
         check_is_fitted(self)
-        check_sparse_structure(X)
+        X = check_sparse_structure(X)
         return validate_data(self, X, reset=False, accept_sparse="csr")
 
     def _class_weight(self, classes, y):

@@ -41,15 +41,15 @@ def validate_chunk(estimator, X, *, first_call):
     other check has passed. Later calls also check the feature count and names
     against the ones recorded.
     """
-    check_sparse_structure(X)
+    X = check_sparse_structure(X)
     if first_call:
         return check_array(X, estimator=estimator, **CHUNK_CHECKS)
     return validate_data(estimator, X, reset=False, **CHUNK_CHECKS)
 
 
 def check_sparse_structure(X):
-    """Raise unless a compressed sparse matrix's index arrays stay in its
-    shape: run on the input, before anything converts or reads it.
+    """``X``, after raising unless a compressed sparse matrix's index arrays
+    stay in its shape: run on the input, before anything converts or reads it.
 
     The kernels index the state by a row's column indices without bounds
     checks (see :mod:`sklearn_sketchlearn._layout`), and neither scipy's
@@ -61,15 +61,21 @@ def check_sparse_structure(X):
     = 1e5); CSC and BSR, which are converted to it, by scipy's full check
     (about 30 us for 1,000 x 100,000 with 50,000 non-zeros, against 700 for
     the conversion). The other formats' constructors check their indices.
+
+    A CSR matrix may keep spare room past its stored entries (``indices`` and
+    ``data`` longer than ``indptr[-1]``), which scipy ignores and whose
+    contents are anything: it is returned without it (views of the same
+    arrays), since the column lists read its whole ``indices`` (an index of
+    1e6 there crashed a prediction over 2,000 features).
     """
     if not sp.issparse(X) or X.format not in ("csr", "csc", "bsr"):
-        return
+        return X
     if X.format != "csr":
         try:
             X.check_format(full_check=True)
         except ValueError as error:
             raise ValueError(f"X is a malformed {X.format.upper()} matrix: {error}.") from error
-        return
+        return X
     indptr, indices = X.indptr, X.indices
     n_rows, n_columns = X.shape
     if (indptr.shape[0] != n_rows + 1 or indptr[0] != 0
@@ -81,6 +87,9 @@ def check_sparse_structure(X):
     if stored.shape[0] and (stored.min() < 0 or stored.max() >= n_columns):
         raise ValueError(f"X is a malformed CSR matrix: its column indices must lie in "
                          f"[0, {n_columns}), got indices from {stored.min()} to {stored.max()}.")
+    if indices.shape[0] == X.data.shape[0] == indptr[-1]:
+        return X
+    return type(X)((X.data[:indptr[-1]], stored, indptr), shape=X.shape)
 
 
 def plain_chunk(estimator, X, y):

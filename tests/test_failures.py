@@ -10,6 +10,7 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from numpy.testing import assert_array_equal
 from sklearn import config_context
 from sklearn.base import clone, is_classifier
 from sklearn.datasets import load_iris, make_blobs, make_classification
@@ -62,6 +63,23 @@ def test_unchecked_nan_is_named_in_the_error(stream, make):
     assert pickle.dumps(model) == before
 
 
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+@pytest.mark.parametrize("make", [SketchedOnlineClassifier, SketchedOnlineRegressor])
+def test_an_unchecked_nan_to_predict_is_named_in_the_error(stream, make, sparse):
+    # its NaN score was reported as X @ coef_ overflowing both ways, with a
+    # scaler as the remedy
+    X, y = stream
+    model = make(random_state=0).fit(X, y)
+    unchecked = X[:10].copy()
+    unchecked[5, 2] = np.nan
+    unchecked = sp.csr_matrix(unchecked) if sparse else unchecked
+    with pytest.raises(ValueError, match="Input X contains NaN"):  # scikit-learn's check
+        model.predict(unchecked)
+    with config_context(assume_finite=True):
+        with pytest.raises(ValueError, match="Row 5 of X holds NaN or infinity: scikit-learn's"):
+            model.predict(unchecked)
+
+
 @pytest.mark.parametrize("make", [SketchedOnlineClassifier, lambda: SketchedOnlineClassifier("ogd"),
                                   SketchedOnlineRegressor],
                          ids=["son", "ogd", "regressor"])
@@ -108,7 +126,7 @@ def test_a_later_chunk_whose_sum_overflows_raises_only_the_learners_error(stream
     before = pickle.dumps(model)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        with pytest.raises(ValueError, match="features or targets overflow"):
+        with pytest.raises(ValueError, match="squares of this chunk's features overflow"):
             model.partial_fit(huge, y[50:])
     assert pickle.dumps(model) == before
 
@@ -337,6 +355,36 @@ def test_a_regressor_refuses_to_predict_a_malformed_sparse_chunk(stream, defect,
     model = SketchedOnlineRegressor(random_state=0).fit(X[:50], y[:50].astype(float))
     with pytest.raises(ValueError, match=f"malformed {form.upper()} matrix"):
         model.predict(malformed(X[50:], defect, form))
+
+
+def with_spare_room(X):
+    """CSR ``X`` whose index and value arrays run past its stored entries
+    (``indptr[-1]``), there an index past the width and a NaN: scipy allows
+    the room and ignores what it holds."""
+    spare = X.copy()
+    spare.indices = np.r_[X.indices, 10**6].astype(X.indices.dtype)
+    spare.data = np.r_[X.data, np.nan]
+    return spare
+
+
+@pytest.mark.parametrize("rule, sketch", [("son", None), ("son", "oja"), ("son", "fast_fd"),
+                                          ("ogd", None), ("adagrad", None)])
+def test_the_room_past_a_csr_matrixs_entries_is_ignored(rule, sketch):
+    # a prediction of a few rows reads the model at their columns, listed
+    # from the whole of X.indices: the index in the room crashed the process
+    # (SON) or raised an IndexError (OGD, AdaGrad)
+    X = sp.random(400, 2000, density=0.01, format="csr", random_state=0)
+    y = np.arange(400) % 2
+    few = X[300:305]  # under an eighth of the features stored
+    assert_array_equal(with_spare_room(few) @ np.ones(2000), few @ np.ones(2000))  # scipy's
+    reference = SketchedOnlineClassifier(rule, sketch=sketch, random_state=0)
+    reference.partial_fit(X[:300], y[:300], classes=[0, 1])
+    model = SketchedOnlineClassifier(rule, sketch=sketch, random_state=0)
+    model.partial_fit(with_spare_room(X[:300]), y[:300], classes=[0, 1])
+    assert_array_equal(model.decision_function(with_spare_room(few)),
+                       reference.decision_function(few))
+    assert_array_equal(model.decision_function(with_spare_room(X[300:])),
+                       reference.decision_function(X[300:]))
 
 
 @pytest.mark.parametrize("form", ["csr", "csc"])
@@ -578,9 +626,21 @@ def test_a_denser_csr_chunk_that_diverges_in_the_dense_form_changes_nothing(sket
     denser = rng.standard_normal((12, 1000)) * (rng.random((12, 1000)) < 0.2)
     bad = sp.csr_matrix(blow_up(denser, first_row=6))
     before = pickle.dumps(model)
-    with pytest.raises(ValueError, match="features or targets overflow"):
+    with pytest.raises(ValueError, match="squares of this chunk's features overflow"):
         model.partial_fit(bad, y[200:212])
     assert pickle.dumps(model) == before
+
+
+@pytest.mark.parametrize("rule", ["son", "ogd", "adagrad", "ada_fd"])
+def test_targets_whose_squares_overflow_are_named_with_their_remedy(stream, rule):
+    # the first-order rules and ADA-FD told a regressor to scale its features
+    # (StandardScaler), which leaves the targets as they are
+    X, y = stream
+    targets = (X @ np.linspace(-1, 1, X.shape[1])) * 1e300
+    with pytest.raises(ValueError, match=r"features or targets overflow.*Scale the features "
+                                         r"\(StandardScaler\) or the targets "
+                                         r"\(TransformedTargetRegressor\)|Scale the targets"):
+        SketchedOnlineRegressor(rule, random_state=0).fit(X, targets)
 
 
 def test_predicting_rows_whose_scores_overflow_both_ways_is_refused(stream):
@@ -671,8 +731,7 @@ def test_sons_running_units_overflowing_say_so(stream, sketch, sparse):
     model.partial_fit(X[:50], y[:50], classes=[0, 1, 2])
     before = pickle.dumps(model)
     chunk = X[50:100] * 1e200
-    with pytest.raises(ValueError, match="squares of this chunk's features or targets "
-                                         "overflow") as raised:
+    with pytest.raises(ValueError, match="squares of this chunk's features overflow") as raised:
         model.partial_fit(sp.csr_matrix(chunk) if sparse else chunk, y[50:100])
     assert "diverged" not in str(raised.value)
     assert pickle.dumps(model) == before
