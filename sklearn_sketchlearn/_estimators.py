@@ -39,6 +39,7 @@ from . import _units
 from ._kernels._rows import distinct_sorted, own_columns
 from ._kernels._son_sparse import TOUCHED, VERSION
 from ._kernels._units import ENTRY_EXAMPLES
+from ._lapack_threads import one_thread
 from ._layout import STATE_LAYOUT, StateLayoutMixin, copied, writable
 from ._trial import (
     CLASSIFIER_TRIAL_EXAMPLES,
@@ -583,7 +584,8 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         threads = self._threads()
         # Building a Parallel costs ~50 us: only when there are threads to use.
         pool = Parallel(n_jobs=self.n_jobs, require="sharedmem") if threads else nullcontext()
-        with pool as parallel:
+        lapack = one_thread() if self.update_rule_._calls_lapack else nullcontext()
+        with lapack, pool as parallel:
             for epoch in range(n_epochs):
                 for _ in self._each_model():
                     if self._multinomial and self.update_rule_._centers_classes(

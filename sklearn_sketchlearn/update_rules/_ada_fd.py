@@ -171,6 +171,7 @@ class AdaFD(SparseFormRule, BaseUpdateRule):
     }
     _default_sketch = "fast_fd"
     _sketch_use = "required"
+    _calls_lapack = True  # (the sketch's spectrum, each example)
     _running_units = True
     # a sparse stream is centred (it learns better so: the user guide's
     # 'Choosing') where a block of its rows densified fits, and its rows are

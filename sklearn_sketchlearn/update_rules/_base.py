@@ -111,7 +111,9 @@ class BaseUpdateRule(BaseEstimator):
       :func:`~sklearn_sketchlearn._units.centres`; ``_rare_feature_lift``:
       the power of a feature's relative frequency that multiplies its unit in
       a classifier's stream that is not centred (a regressor's units are not
-      lifted), see :mod:`sklearn_sketchlearn._units`);
+      lifted), see :mod:`sklearn_sketchlearn._units`; ``_calls_lapack``: the
+      kernel calls LAPACK at every example, which then runs on the calling
+      thread, see :mod:`sklearn_sketchlearn._lapack_threads`);
     * :meth:`_prepare`, called once on the fitted copy: raises a
       ``ValueError`` for pairings that make no sense (before any state exists)
       and resolves data-dependent defaults;
@@ -132,6 +134,7 @@ class BaseUpdateRule(BaseEstimator):
     _centers_mostly_zero = True
     _centers_sparse_rows = False
     _rare_feature_lift = 0.0
+    _calls_lapack = False
 
     def _needs_units(self, center, is_classifier):
         """Whether a rule with ``_running_units`` learns in the estimator's running

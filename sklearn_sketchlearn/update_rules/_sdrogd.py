@@ -154,6 +154,7 @@ class SDROGD(BaseUpdateRule):
     }
     _default_sketch = "oja"
     _sketch_use = "optional"
+    _calls_lapack = True  # (the sketch's spectrum, each example)
     _classification_only = True
     _joint_multiclass = True
     _default_loss = "hinge"
