@@ -530,13 +530,16 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         """Why a call fails whose running units (the estimator's, or those a
         rule's kernel keeps) overflowed: no step diverged, the data's squares
         are not floats."""
-        regressor = not is_classifier(self)
+        if is_classifier(self):
+            data, remedy = "features", "the features (StandardScaler)"
+        else:
+            data, remedy = ("features or targets", "the features (StandardScaler) or the "
+                            "targets (TransformedTargetRegressor)")
         return (
             f"{type(self.update_rule_).__name__} learns in running units, and the "
-            f"squares of this chunk's features{' or targets' * regressor} overflow: their "
-            "spread is not a float. Scale the features (StandardScaler)"
-            f"{' or the targets (TransformedTargetRegressor)' * regressor} first. The "
-            f"model is left as it was before this call.{unchecked_input()}"
+            f"squares of this chunk's {data} overflow: their spread is not a float. "
+            f"Scale {remedy} first. The model is left as it was before this call."
+            f"{unchecked_input()}"
         )
 
     def _prediction_limit(self, y):

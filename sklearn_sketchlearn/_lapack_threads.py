@@ -24,7 +24,8 @@ from threadpoolctl import ThreadpoolController
 
 @functools.cache
 def _blas_libraries():
-    # (made at the first call that learns, after numba has loaded scipy's LAPACK)
+    # (made at the first call that learns; scipy's OpenBLAS, whose LAPACK the
+    # kernels call, is loaded by then: scikit-learn imports scipy.linalg)
     return ThreadpoolController().select(user_api="blas")
 
 
