@@ -22,13 +22,20 @@ from sklearn import get_config
 from sklearn.base import BaseEstimator, RegressorMixin, _fit_context, clone, is_classifier
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model._base import LinearClassifierMixin
-from sklearn.utils import assert_all_finite, check_random_state, compute_class_weight
+from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
+from sklearn.utils import (
+    _safe_indexing,
+    assert_all_finite,
+    check_random_state,
+    compute_class_weight,
+)
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
     _check_sample_weight,
+    _get_feature_names,
     check_array,
     check_is_fitted,
     check_X_y,
@@ -129,6 +136,8 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         "fit_intercept": ["boolean"],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left"), None],
+        "early_stopping": ["boolean"],
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
         "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
         "shuffle": ["boolean"],
         "random_state": ["random_state"],
@@ -271,6 +280,7 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         self.t_ = 1
         self._n_positive = 0  # examples of positive sample weight learned
         self._fit_passes = 0  # fit's passes learned (SON weighs a pass by them)
+        self.validation_losses_ = self.best_validation_loss_ = None
 
     def __getstate__(self):
         # with its coefficients, so that a pickle predicts in another version
@@ -558,9 +568,14 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         ``reach``: none (inf) for a classifier."""
         return np.inf
 
-    def _learn(self, X, y, sample_weight, class_weight, *, n_epochs, rng, all_data=False):
+    def _learn(self, X, y, sample_weight, class_weight, *, n_epochs, rng, all_data=False,
+               validation=None):
         """Run ``n_epochs`` passes over a validated chunk (shuffled when ``rng``);
         ``all_data``: the chunk is the whole training set (``fit``).
+        ``validation``: ``fit``'s loss of the model on its validation split
+        (``early_stopping``), a function of nothing, called after each pass:
+        ``tol`` stops on it rather than on the progressive loss, and the model
+        of the pass of least loss is the one kept.
 
         Each pass goes through the examples in blocks (of at most
         ``_BLOCK_SIZE``: :meth:`_block_length`), whose labels, targets,
@@ -582,7 +597,9 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         arrays = row_arrays(X)[:5] if self._units is None else None
         n_samples = X.shape[0]
         n_problems = self._state["weights"].shape[0]
-        best_loss, no_improvement = np.inf, 0
+        best_loss, no_improvement, best_model, best_epoch = np.inf, 0, None, 0
+        if validation is not None:
+            self.validation_losses_ = []
         start = time.perf_counter()
         threads = self._threads()
         # Building a Parallel costs ~50 us: only when there are threads to use.
@@ -693,13 +710,29 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
                 epoch_loss = self._record_progress(sums[0])
                 if all_data:
                     self._fit_passes += 1
+                stopping_loss = epoch_loss
+                if validation is not None:
+                    self._published = None  # (the model is read out of the state again)
+                    stopping_loss = validation()
+                    self.validation_losses_ = [*self.validation_losses_, stopping_loss]
+                    if stopping_loss < best_loss:
+                        best_model, best_epoch = self._saved_model(), epoch
                 if self.verbose:
-                    self._report(epoch, epoch_loss, time.perf_counter() - start)
+                    self._report(epoch, epoch_loss, time.perf_counter() - start,
+                                 None if validation is None else stopping_loss)
                 if self.tol is not None:
-                    no_improvement = no_improvement + 1 if epoch_loss > best_loss - self.tol else 0
-                    best_loss = min(best_loss, epoch_loss)
-                    if no_improvement >= self.n_iter_no_change:
-                        break
+                    no_improvement = (no_improvement + 1 if stopping_loss > best_loss - self.tol
+                                      else 0)
+                best_loss = min(best_loss, stopping_loss)
+                if self.tol is not None and no_improvement >= self.n_iter_no_change:
+                    break
+        if best_model is not None and best_epoch < epoch:  # (no later pass did better)
+            losses = self.validation_losses_
+            self.__dict__.clear()
+            self.__dict__.update(best_model)
+            self.validation_losses_ = losses
+        if validation is not None:
+            self.best_validation_loss_ = best_loss
         self.n_iter_ = epoch + 1
         # The model is checked to be finite in the data's units (the state is in
         # the units learned in), and as the blocks' predictions before each step
@@ -716,6 +749,59 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
             raise self._divergence(
                 f"after its last step the model predicts {largest:.3g} for the last row, "
                 f"over {self._DIVERGENCE_RATIO:g} times the scale of the targets", epoch)
+
+    def _saved_model(self):
+        """A copy of the estimator's attributes that a later pass cannot
+        change: every attribute is reassigned but the arrays of the state and
+        of the running units, which are copied (see :meth:`_all_or_nothing`).
+        ``fit`` under ``early_stopping`` keeps its best pass's model so (after
+        its first pass, when no trial runs: a trial of ``fit`` ends with it)."""
+        saved = dict(self.__dict__)
+        saved["_state"] = copied(self._state)
+        if self._units is not None:
+            saved["_units"] = copy.deepcopy(self._units)
+        return saved
+
+    def _validation_split(self, X_raw, X, y, sample_weight):
+        """``(X, y, sample_weight, validation)``: under ``early_stopping`` the
+        part of ``fit``'s data it learns from, and the model's mean loss on
+        the rest (the progressive loss's terms, of its clipped predictions:
+        ``predict_proba``'s log loss for the log loss), ``validation_fraction``
+        of the rows drawn as ``SGDClassifier`` draws its (stratified by class
+        in a classifier) from ``random_state``: an integer draws the same rows
+        as it draws the same passes, so that ``fit`` learns as it would from
+        the training part alone. Without it, the data as given and None. The
+        predictions read a frame's rows in ``X_raw``, names and all."""
+        if not self.early_stopping:
+            return X, y, sample_weight, None
+        splitter = (StratifiedShuffleSplit if is_classifier(self) else ShuffleSplit)(
+            test_size=self.validation_fraction, random_state=self.random_state)
+        try:
+            train, validation = next(splitter.split(np.zeros((X.shape[0], 1)), y))
+        except ValueError as error:
+            raise ValueError(
+                f"early_stopping cannot split {X.shape[0]} samples with "
+                f"validation_fraction={self.validation_fraction!r}: {error} Change "
+                "validation_fraction, give more samples, or set early_stopping=False."
+            ) from error
+        validation_weight = None if sample_weight is None else sample_weight[validation]
+        if validation_weight is not None and not validation_weight.any():
+            raise ValueError("The sample weights of the validation set (early_stopping) are "
+                             "all zero; consider another random_state.")
+        # (the rows as given where they carry feature names, which predict checks)
+        X_validation = (X[validation] if _get_feature_names(X_raw) is None
+                        else _safe_indexing(X_raw, validation))
+        y_validation = y[validation]
+        predict = self.decision_function if is_classifier(self) else self.predict
+
+        def loss():
+            labels = self._block_labels(y_validation)  # (a classifier's: classes_ set by now)
+            decisions = predict(X_validation).reshape(labels.size, -1).T
+            return float(np.average(self._progressive_terms(decisions, labels)[0],
+                                    weights=validation_weight))
+
+        train_weight = None if sample_weight is None else sample_weight[train]
+        return X[train], y[train], train_weight, loss
 
     def _each_model(self):
         """Run the body of a loop over this once for each model learned: the
@@ -869,7 +955,7 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         self.progressive_loss_ = self._progressive_sums[1] / self._progressive_sums[0]
         return sums[1] / sums[0]
 
-    def _report(self, epoch, epoch_loss, elapsed):
+    def _report(self, epoch, epoch_loss, elapsed, validation_loss=None):
         norm = np.linalg.norm([self.update_rule_._weights({key: value[k] for key, value in
                                                           self._state.items()})
                                for k in range(self._state["weights"].shape[0])])
@@ -877,6 +963,7 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
             f"-- Epoch {epoch + 1}\nT: {self.t_ - 1}, progressive loss: "
             f"{self.progressive_loss_:.6f} (this pass {epoch_loss:.6f})"
             + self._report_extra()
+            + ("" if validation_loss is None else f", validation loss: {validation_loss:.6f}")
             + f"\nTotal training time: {elapsed:.2f} seconds. Norm: {norm:.2f}"
         )
 
@@ -1205,7 +1292,27 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         suite of ``benchmarks/defaults.py`` SON stops after 7 to 16 passes,
         in 1.0 to 2.5 times the time of five, and its test log loss falls (digits
         0.131 to 0.118, SON's problem at kappa = 10 0.060 to 0.040; see the
-        user guide, *fit's passes*).
+        user guide, *fit's passes*). Under ``early_stopping`` the loss is the
+        one on the rows set aside.
+    early_stopping : bool, default=False
+        Whether :meth:`fit` sets ``validation_fraction`` of its rows aside
+        (stratified by class, drawn with ``random_state`` as
+        ``SGDClassifier`` draws its), measures the model's mean loss on them
+        after each pass (the loss it learns, of its clipped decisions: under
+        the log loss, ``predict_proba``'s), stops on that loss under ``tol``
+        and keeps the model of the pass of least loss, as ``MLPClassifier``
+        does (``SGDClassifier`` keeps its last). Worth it with more weights
+        than rows, where passes approach the prior's minimum slowly and pass
+        a better model on the way: on an imitation of MNIST (7,850 weights,
+        5,600 training rows, two seeds; the user guide, *Choosing*) ``fit``
+        ran 68 and 66 passes in 41 and 43 s to test accuracy 0.908 and 0.926,
+        and with early stopping 12 and 9 passes in 8 and 7 s to 0.914 and
+        0.928. Elsewhere the rows set aside cost what they would have taught:
+        0 to 0.9 points over ``benchmarks/defaults.py``'s classifiers (digits
+        0.970 to 0.963). :meth:`partial_fit` learns every row.
+    validation_fraction : float, default=0.1
+        The share of :meth:`fit`'s rows that ``early_stopping`` sets aside.
+        Values must be in the range `(0, 1)`.
     n_iter_no_change : int, default=5
         Patience of the ``tol`` criterion.
     shuffle : bool, default=True
@@ -1250,6 +1357,11 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         Number of examples learned, plus one (as in SGDClassifier).
     n_iter_ : int
         Passes made by the last call.
+    validation_losses_ : list of float or None
+        The model's mean loss on the rows ``early_stopping`` set aside, after
+        each pass of the last :meth:`fit`; None without it.
+    best_validation_loss_ : float or None
+        The least of them: that of the model kept.
     progressive_loss_ : float
         Mean loss of the predictions made before learning each example, over
         all examples so far (weighted by ``sample_weight``; for one-vs-rest the
@@ -1307,6 +1419,8 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         fit_intercept=True,
         max_iter=1000,
         tol=1e-3,
+        early_stopping=False,
+        validation_fraction=0.1,
         n_iter_no_change=5,
         shuffle=True,
         random_state=None,
@@ -1321,6 +1435,8 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         self.fit_intercept = fit_intercept
         self.max_iter = max_iter
         self.tol = tol
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
         self.shuffle = shuffle
         self.random_state = random_state
@@ -1354,8 +1470,10 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
             check_classification_targets(y_checked)
             classes = self.classes_ if continuing else np.unique(y_checked)
             self._check_labels(y_checked, classes)
-            class_weight = self._class_weight(classes, y_checked)
             sample_weight = self._check_sample_weight(sample_weight, X_checked)
+            X_checked, y_checked, sample_weight, validation = self._validation_split(
+                X, X_checked, y_checked, sample_weight)
+            class_weight = self._class_weight(classes, y_checked)
             random_state = check_random_state(self.random_state)
             n_features = X_checked.shape[1]
             if continuing:
@@ -1372,7 +1490,7 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
                             random_state)
             rng = random_state if self.shuffle else None
             self._learn(X_checked, y_checked, sample_weight, class_weight,
-                        n_epochs=self.max_iter, rng=rng, all_data=True)
+                        n_epochs=self.max_iter, rng=rng, all_data=True, validation=validation)
             # 'balanced' weights come from all of fit's labels: partial_fit keeps them
             self._balanced_weights = class_weight if self.class_weight == "balanced" else None
             self._published_model()  # fit leaves nothing for predict to compute
@@ -1822,9 +1940,30 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
         at most 0.0002.
     tol : float or None, default=None
         If not None, :meth:`fit` stops when a pass's progressive loss (in the
-        targets' units) is not below the best one minus ``tol`` for
+        targets' units; under ``early_stopping``, the loss on the rows set
+        aside) is not below the best one minus ``tol`` for
         ``n_iter_no_change`` passes, and warns (``ConvergenceWarning``) when
         it ran ``max_iter`` passes instead.
+    early_stopping : bool, default=False
+        Whether :meth:`fit` sets ``validation_fraction`` of its rows aside
+        (drawn with ``random_state`` as ``SGDRegressor`` draws its), measures
+        the model's mean loss on them after each pass (of its clipped
+        predictions), stops on that loss under ``tol`` (with ``tol=None`` it
+        makes ``max_iter`` passes) and keeps the model of the pass of least
+        loss, as ``MLPRegressor`` does (``SGDRegressor`` keeps its last).
+        Worth it with more weights than rows, where passes fit the noise: on
+        rows of 60 Zipf-distributed words of 30,000 (unit norm; 5,600
+        training rows, a linear target in the 300 commonest words plus noise;
+        two seeds) ``fit``'s five passes reach test :math:`R^2` 0.751 and
+        0.681, one pass in chunks of 100 0.824 and 0.826, and early stopping
+        0.866 and 0.831, keeping the first pass (``Ridge()`` 0.857 and
+        0.825). Elsewhere the rows set aside cost what they would have
+        taught: 0.005 to 0.03 over ``benchmarks/defaults.py``'s regressions
+        (its 200 weak features: 0.219 to 0.189). :meth:`partial_fit` learns
+        every row.
+    validation_fraction : float, default=0.1
+        The share of :meth:`fit`'s rows that ``early_stopping`` sets aside.
+        Values must be in the range `(0, 1)`.
     n_iter_no_change : int, default=5
         Patience of the ``tol`` criterion.
     shuffle : bool, default=True
@@ -1856,6 +1995,11 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
         Number of examples learned, plus one.
     n_iter_ : int
         Passes made by the last call.
+    validation_losses_ : list of float or None
+        The model's mean loss on the rows ``early_stopping`` set aside, after
+        each pass of the last :meth:`fit`; None without it.
+    best_validation_loss_ : float or None
+        The least of them: that of the model kept.
     progressive_loss_ : float
         Mean loss of the predictions made before learning each example.
     n_features_in_ : int
@@ -1895,6 +2039,8 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
         fit_intercept=True,
         max_iter=5,
         tol=None,
+        early_stopping=False,
+        validation_fraction=0.1,
         n_iter_no_change=5,
         shuffle=True,
         random_state=None,
@@ -1909,6 +2055,8 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
         self.fit_intercept = fit_intercept
         self.max_iter = max_iter
         self.tol = tol
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
         self.shuffle = shuffle
         self.random_state = random_state
@@ -1939,6 +2087,8 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
             X_checked, y_checked = self._validate_Xy(X, y, first_call=not continuing,
                                                      y_numeric=True)
             sample_weight = self._check_sample_weight(sample_weight, X_checked)
+            X_checked, y_checked, sample_weight, validation = self._validation_split(
+                X, X_checked, np.asarray(y_checked, dtype=np.float64), sample_weight)
             random_state = check_random_state(self.random_state)
             n_features = X_checked.shape[1]
             if continuing:
@@ -1949,8 +2099,8 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
                 self._start(X, X_checked, rule, sketch, loss, 1, 1, random_state)
                 self._offset_targets(y_checked, sample_weight)
             rng = random_state if self.shuffle else None
-            self._learn(X_checked, np.asarray(y_checked, dtype=np.float64), sample_weight, None,
-                        n_epochs=self.max_iter, rng=rng, all_data=True)
+            self._learn(X_checked, y_checked, sample_weight, None, n_epochs=self.max_iter,
+                        rng=rng, all_data=True, validation=validation)
             self._published_model()  # fit leaves nothing for predict to compute
         self._warn_if_unconverged()
         return self
