@@ -598,8 +598,9 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         n_samples = X.shape[0]
         n_problems = self._state["weights"].shape[0]
         best_loss, no_improvement, best_model, best_epoch = np.inf, 0, None, 0
-        if validation is not None:
-            self.validation_losses_ = []
+        if all_data:  # (fit's, of this call only)
+            self.validation_losses_ = [] if validation is not None else None
+            self.best_validation_loss_ = None
         start = time.perf_counter()
         threads = self._threads()
         # Building a Parallel costs ~50 us: only when there are threads to use.
@@ -731,6 +732,9 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
             self.__dict__.clear()
             self.__dict__.update(best_model)
             self.validation_losses_ = losses
+            if self.verbose:
+                print(f"-- Kept the model of epoch {best_epoch + 1} (least validation loss), "
+                      f"T: {self.t_ - 1}")
         if validation is not None:
             self.best_validation_loss_ = best_loss
         self.n_iter_ = epoch + 1
@@ -781,13 +785,16 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         except ValueError as error:
             raise ValueError(
                 f"early_stopping cannot split {X.shape[0]} samples with "
-                f"validation_fraction={self.validation_fraction!r}: {error} Change "
-                "validation_fraction, give more samples, or set early_stopping=False."
+                f"validation_fraction={self.validation_fraction!r}: "
+                f"{str(error).rstrip('.')}. Change validation_fraction, give more samples, "
+                "or set early_stopping=False."
             ) from error
         validation_weight = None if sample_weight is None else sample_weight[validation]
-        if validation_weight is not None and not validation_weight.any():
-            raise ValueError("The sample weights of the validation set (early_stopping) are "
-                             "all zero; consider another random_state.")
+        train_weight = None if sample_weight is None else sample_weight[train]
+        for part, weights in (("validation", validation_weight), ("training", train_weight)):
+            if weights is not None and not weights.any():
+                raise ValueError(f"The sample weights of the {part} set (early_stopping) are "
+                                 "all zero; consider another random_state.")
         # (the rows as given where they carry feature names, which predict checks)
         X_validation = (X[validation] if _get_feature_names(X_raw) is None
                         else _safe_indexing(X_raw, validation))
@@ -797,10 +804,18 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         def loss():
             labels = self._block_labels(y_validation)  # (a classifier's: classes_ set by now)
             decisions = predict(X_validation).reshape(labels.size, -1).T
-            return float(np.average(self._progressive_terms(decisions, labels)[0],
-                                    weights=validation_weight))
+            with np.errstate(over="ignore", invalid="ignore"):  # (refused below)
+                mean = float(np.average(self._progressive_terms(decisions, labels)[0],
+                                        weights=validation_weight))
+            if not np.isfinite(mean):
+                raise ValueError(
+                    f"The model's loss on the rows early_stopping set aside is {mean}: their "
+                    "targets hold NaN or infinity (scikit-learn's assume_finite is set, so "
+                    "they were not checked), or targets or sample weights too large for "
+                    "their losses to add up. The model is left as it was before this call."
+                )
+            return mean
 
-        train_weight = None if sample_weight is None else sample_weight[train]
         return X[train], y[train], train_weight, loss
 
     def _each_model(self):
@@ -1301,7 +1316,8 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         after each pass (the loss it learns, of its clipped decisions: under
         the log loss, ``predict_proba``'s), stops on that loss under ``tol``
         and keeps the model of the pass of least loss, as ``MLPClassifier``
-        does (``SGDClassifier`` keeps its last). Worth it with more weights
+        does (``SGDClassifier`` keeps its last; the copy takes the model's
+        memory once more while ``fit`` runs). Worth it with more weights
         than rows, where passes approach the prior's minimum slowly and pass
         a better model on the way: on an imitation of MNIST (7,850 weights,
         5,600 training rows, two seeds; the user guide, *Choosing*) ``fit``
@@ -1358,10 +1374,11 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
     n_iter_ : int
         Passes made by the last call.
     validation_losses_ : list of float or None
-        The model's mean loss on the rows ``early_stopping`` set aside, after
-        each pass of the last :meth:`fit`; None without it.
+        The model's mean loss on the rows ``early_stopping`` set aside
+        (weighted by ``sample_weight``), after each pass of the last
+        :meth:`fit`; None without it.
     best_validation_loss_ : float or None
-        The least of them: that of the model kept.
+        The least of them: that of the model the last :meth:`fit` kept.
     progressive_loss_ : float
         Mean loss of the predictions made before learning each example, over
         all examples so far (weighted by ``sample_weight``; for one-vs-rest the
@@ -1950,11 +1967,12 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
         the model's mean loss on them after each pass (of its clipped
         predictions), stops on that loss under ``tol`` (with ``tol=None`` it
         makes ``max_iter`` passes) and keeps the model of the pass of least
-        loss, as ``MLPRegressor`` does (``SGDRegressor`` keeps its last).
-        Worth it with more weights than rows, where passes fit the noise: on
-        rows of 60 Zipf-distributed words of 30,000 (unit norm; 5,600
-        training rows, a linear target in the 300 commonest words plus noise;
-        two seeds) ``fit``'s five passes reach test :math:`R^2` 0.751 and
+        loss, as ``MLPRegressor`` does (``SGDRegressor`` keeps its last; the
+        copy takes the model's memory once more while ``fit`` runs). Worth
+        it with more weights than rows, where passes fit the noise: on rows
+        of 60 Zipf-distributed words of 30,000 (unit norm; 5,600 training
+        rows, a linear target in the 300 commonest words plus noise; two
+        seeds) ``fit``'s five passes reach test :math:`R^2` 0.751 and
         0.681, one pass in chunks of 100 0.824 and 0.826, and early stopping
         0.866 and 0.831, keeping the first pass (``Ridge()`` 0.857 and
         0.825). Elsewhere the rows set aside cost what they would have
@@ -1996,10 +2014,11 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
     n_iter_ : int
         Passes made by the last call.
     validation_losses_ : list of float or None
-        The model's mean loss on the rows ``early_stopping`` set aside, after
-        each pass of the last :meth:`fit`; None without it.
+        The model's mean loss on the rows ``early_stopping`` set aside
+        (weighted by ``sample_weight``), after each pass of the last
+        :meth:`fit`; None without it.
     best_validation_loss_ : float or None
-        The least of them: that of the model kept.
+        The least of them: that of the model the last :meth:`fit` kept.
     progressive_loss_ : float
         Mean loss of the predictions made before learning each example.
     n_features_in_ : int

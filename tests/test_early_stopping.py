@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
+from sklearn import config_context
 from sklearn.datasets import load_breast_cancer, load_digits, make_regression
 from sklearn.exceptions import DataConversionWarning
 from sklearn.metrics import log_loss, mean_squared_error
@@ -133,13 +134,32 @@ def test_a_split_that_cannot_be_made_is_refused_and_changes_nothing():
     model.set_params(early_stopping=True, validation_fraction=0.001, warm_start=True)
     with pytest.raises(ValueError, match="early_stopping cannot split 569 samples"):
         model.fit(X, y)
-    weights = np.ones(y.size)
-    weights[split(Estimator, X, y, fraction=0.1)[1]] = 0.0
+    train, validation = split(Estimator, X, y, fraction=0.1)
     model.set_params(validation_fraction=0.1)
-    with pytest.raises(ValueError, match="validation set .* are all zero"):
-        model.fit(X, y, sample_weight=weights)
+    for part, zero in (("validation", validation), ("training", train)):
+        weights = np.ones(y.size)
+        weights[zero] = 0.0
+        with pytest.raises(ValueError, match=f"{part} set .* are all zero"):
+            model.fit(X, y, sample_weight=weights)
+    y_missing = y.astype(float)
+    y_missing[split(SketchedOnlineRegressor, X, y)[1][0]] = np.nan  # (a validation row's)
+    regressor = SketchedOnlineRegressor(random_state=0).fit(X, y)
+    regressor_coef = regressor.coef_.copy()
+    regressor.set_params(early_stopping=True, warm_start=True)
+    with config_context(assume_finite=True):  # (the targets are not checked)
+        with pytest.raises(ValueError, match="loss on the rows early_stopping set aside is nan"):
+            regressor.fit(X, y_missing)
+    np.testing.assert_array_equal(regressor.coef_, regressor_coef)
     np.testing.assert_array_equal(model.coef_, coef)
-    assert model.validation_losses_ is None
+    assert model.validation_losses_ is None and regressor.validation_losses_ is None
+
+
+def test_a_later_fit_without_early_stopping_reports_no_validation():
+    Estimator, X, y = binary()
+    model = Estimator(early_stopping=True, max_iter=3, tol=None, random_state=0).fit(X, y)
+    assert len(model.validation_losses_) == 3
+    model.set_params(early_stopping=False, warm_start=True).fit(X, y)
+    assert model.validation_losses_ is None and model.best_validation_loss_ is None
 
 
 def test_partial_fit_learns_every_row_and_keeps_no_scores():
