@@ -849,7 +849,7 @@ def test_a_dense_example_counts_as_its_values_one_at_a_time(center):
                 set_units(j, spread, mean, one_at_a_time)
             expected[j] = (x[j] - one_at_a_time[3, j]) * one_at_a_time[6, j]
         fed = x.copy()
-        count_dense_example(fed, raw, d, inverse_n, center, whole, unsettled)
+        count_dense_example(fed, raw, d, inverse_n, center, True, whole, unsettled)
         for j in np.flatnonzero(unsettled):
             if center and whole[7, j] == 0.0:
                 count_value(j, raw[j], inverse_n, center, whole)

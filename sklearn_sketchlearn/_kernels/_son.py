@@ -563,8 +563,8 @@ def least_held_curvature(kind, counts, eigenvalues):
 
 
 @jit
-def standardize_example(x, raw, scale, floats, weights, scaling, center, rows, n_rows, gram,
-                        dense, curvature, unsettled, start, moves):
+def standardize_example(x, raw, scale, floats, weights, scaling, center, bound, rows, n_rows,
+                        gram, dense, curvature, unsettled, start, moves):
     """Feed the example in the learner's units, in place.
 
     ``scaling`` 1 is SON's Section 5.2: ``x / sqrt(D_t)``, ``D_t`` the diagonal
@@ -598,7 +598,8 @@ def standardize_example(x, raw, scale, floats, weights, scaling, center, rows, n
     into ``moves[:, j]`` (which holds 1 and 0 elsewhere) for the prior's step
     (:func:`units_prior_step`). Returns whether the sketch moved and whether a
     unit jumped. ``raw`` receives the values as counted (centred ones
-    bounded); ``unsettled`` is scratch (see :func:`count_dense_example`).
+    bounded where ``bound``); ``unsettled`` is scratch (see
+    :func:`count_dense_example`).
     """
     n_seen = floats[5]
     if scaling == 1:
@@ -616,7 +617,7 @@ def standardize_example(x, raw, scale, floats, weights, scaling, center, rows, n
     # np.False_: a literal False would compile move_units twice (for Literal[bool] and bool)
     moved = curvature_ready = units_jumped = np.False_
     inverse_n = 1.0 / n_seen
-    count_dense_example(x, raw, n_features, inverse_n, center, scale, unsettled)
+    count_dense_example(x, raw, n_features, inverse_n, center, bound, scale, unsettled)
     for j in range(n_features):
         if not unsettled[j]:
             continue
@@ -885,12 +886,14 @@ def son_kernel(kind, dense_only):
             ``(rank, ridge_params, loss_code, epsilon, bound, sigma, gauss_newton,
             eta0, power_t, oja_eta0, oja_constant, fit_intercept, scaling, t_start,
             sparse_form, target_units, log_loss_max_step, repeated, after_fit_passes,
-            prior_growth, pass_weight, adagrad_start, units_only)``; see
+            prior_growth, pass_weight, adagrad_start, units_only, bound_values)``; see
             :func:`son_ridge` for ``ridge_params``. ``log_loss_max_step``: the log
             loss's cap on a step's move of its example's margin (``loss_curvature``).
             ``units_only``: the rows are counted into the units, the state moved
             with them, and nothing is learned (``fit``'s first step: the
-            estimators' ``_count_units``).
+            estimators' ``_count_units``). ``bound_values``: centred units
+            count and feed a value far out bounded (a classifier's; see
+            ``_units.BOUNDED_DEVIATIONS``).
             ``repeated``: the rows were learned before (``fit``'s later passes), so
             their curvature vectors span no new directions and are not counted in
             ``floats[3]``, nor in AdaGrad's ``D`` (``scaling == 1``), which holds
@@ -938,7 +941,7 @@ def son_kernel(kind, dense_only):
         (rank, ridge_params, loss_code, epsilon, bound, sigma, gauss_newton,
          eta0, power_t, oja_eta0, oja_constant, fit_intercept, scaling, t_start, sparse_form,
          target_units, log_loss_max_step, repeated, after_fit_passes, prior_growth,
-         pass_weight, adagrad_start, units_only) = params
+         pass_weight, adagrad_start, units_only, bound_values) = params
         adaptive = ridge_params[3]
 
         n_features = weights.shape[0]
@@ -1050,9 +1053,9 @@ def son_kernel(kind, dense_only):
                 # while the units are young, so they keep adapting on their own
                 moving = rows[:0] if kind == OJA else rows
                 sketch_moved, units_jumped = standardize_example(
-                    x, raw, scale, floats, weights, scaling, fit_intercept, moving,
-                    min(n_rows, moving.shape[0]), gram, dense, curvature, unsettled, row_start,
-                    moves)
+                    x, raw, scale, floats, weights, scaling, fit_intercept, bound_values,
+                    moving, min(n_rows, moving.shape[0]), gram, dense, curvature, unsettled,
+                    row_start, moves)
             prior_moved = 0.0
             if scaling == 2 and fit_intercept and floats[11] > 0.0:  # (centred units)
                 # the row's mean square over the features that took units (the

@@ -698,7 +698,7 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
             settings.epoch > 0, settings.passes_before > 0, prior_growth,
             self._pass_weight(settings.passes_before),
             self._adagrad_start(loss, settings) if form[SCALING] == self._ADAGRAD_FORM else 0.0,
-            settings.units_only,
+            settings.units_only, self._classifier,
         )
         arrays = (
             state["weights"], state["rows"], state["gram"], state["cholesky"],

@@ -139,11 +139,13 @@ class RunningUnits:
     at most 10 times the root mean square of the deviations that stood out
     before it from the mean of the values before it (their sum of squared
     deviations over one more than their count), once 10 of them stood out,
-    where its squared deviation is a float."""
+    where its squared deviation is a float, and ``bound_values`` (a
+    classifier's: a regressor's values are counted and fed whole)."""
 
-    def __init__(self, D, center, tolerance=0.25, only_nonzero=False):
+    def __init__(self, D, center, tolerance=0.25, only_nonzero=False, bound_values=True):
         self.n_features = D - 1 if center else D
         self.center_on = center
+        self.bound_values = bound_values
         self.only_nonzero = only_nonzero
         self.seen = []  # every example's x: the statistics are computed from them
         self.nonzeros = np.zeros(D)
@@ -168,7 +170,8 @@ class RunningUnits:
             column = np.array([seen[j] for seen in self.seen])
             before = column[:-1]
             mean = before.mean() if before.size else 0.0
-            if self.center_on and self.stood_out[j] >= 10 and (x[j] - mean) ** 2 < np.inf:
+            if (self.center_on and self.bound_values and self.stood_out[j] >= 10
+                    and (x[j] - mean) ** 2 < np.inf):
                 limit = 10 * np.sqrt(np.sum((before - mean) ** 2) / (self.stood_out[j] + 1))
                 x[j] = column[-1] = np.clip(x[j], mean - limit, mean + limit)
             if before.size and (x[j] - mean) ** 2 > before.var() / 4:
@@ -202,7 +205,7 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
         max_step=8.0,
         repeated_from=None, stream_from=None, prior_features=0.0, margin_prior=0.0,
         margin_prior_most=np.inf, prior_move=None, adagrad_start=40.0, counted=(),
-        unit_jump=0.5):
+        unit_jump=0.5, bound_values=True):
     """SON (Algorithm 1) with A = alpha_t I + S^T S solved densely.
 
     The papers' ridge is ``alpha_t = alpha + alpha0 (+ RFD's shift)``. With
@@ -262,7 +265,8 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
     young (a jump; ``T`` holds those moves only). ``counted`` holds
     ``(start, stop)`` pairs: on reaching row ``start`` the rows ``start:stop``
     are first counted into the units, learning nothing (``fit``'s count of
-    its training rows before its passes).
+    its training rows before its passes). ``bound_values``: centred units
+    bound a value far out (:class:`RunningUnits`; a classifier's).
 
     Returns the final weights (intercept last) and the progressive predictions.
     """
@@ -279,7 +283,8 @@ def son(X, y, sample_weight, sketch, *, loss, alpha, bound, sigma, eta0=0.0, pow
     first_weight = 0.0  # the weight of the first example sketched
     curvature_weight = 0.0  # sum c^2
     scale_only = standardize == "scale"
-    units = RunningUnits(D, fit_intercept and not scale_only, only_nonzero=scale_only)
+    units = RunningUnits(D, fit_intercept and not scale_only, only_nonzero=scale_only,
+                         bound_values=bound_values)
     ghats = []
     directions = {"none": 0, "exact": 0, "oja": sketch.V.shape[0] if sketch.V is not None
                   else 0, "rp": sketch.rank, "fd": sketch.rank}[sketch.kind]
