@@ -280,7 +280,7 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         self.t_ = 1
         self._n_positive = 0  # examples of positive sample weight learned
         self._fit_passes = 0  # fit's passes learned (SON weighs a pass by them)
-        self.validation_losses_ = self.best_validation_loss_ = None
+        self.validation_losses_ = None
 
     def __getstate__(self):
         # with its coefficients, so that a pickle predicts in another version
@@ -600,7 +600,6 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         best_loss, no_improvement, best_model, best_epoch = np.inf, 0, None, 0
         if all_data:  # (fit's, of this call only)
             self.validation_losses_ = [] if validation is not None else None
-            self.best_validation_loss_ = None
         start = time.perf_counter()
         threads = self._threads()
         # Building a Parallel costs ~50 us: only when there are threads to use.
@@ -735,8 +734,6 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
             if self.verbose:
                 print(f"-- Kept the model of epoch {best_epoch + 1} (least validation loss), "
                       f"T: {self.t_ - 1}")
-        if validation is not None:
-            self.best_validation_loss_ = best_loss
         self.n_iter_ = epoch + 1
         # The model is checked to be finite in the data's units (the state is in
         # the units learned in), and as the blocks' predictions before each step
@@ -984,6 +981,11 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
 
     def _report_extra(self):
         return ""
+
+    @property
+    def best_validation_loss_(self):
+        losses = self.validation_losses_
+        return None if losses is None else min(losses)
 
     @property
     def coef_(self):
