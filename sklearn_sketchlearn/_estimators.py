@@ -57,6 +57,7 @@ from ._trial import (
 )
 from ._validation import (
     CHUNK_CHECKS,
+    canonical_csr,
     check_sparse_structure,
     plain_chunk,
     record_features,
@@ -356,6 +357,8 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         ``X``: SON's sparse form, only the features the call can change. The
         running units are updated in place: :func:`_units.snapshot` saves them.
         """
+        if sp.issparse(X):  # the call's columns as the kernels will read them
+            X = canonical_csr(check_sparse_structure(X))
         if continuing:  # (see the rule's _tidy: before anything is saved)
             self._check_state_layout()  # (before any kernel reads the state)
             self._state = writable(self._state)  # (a model loaded memory-mapped)
@@ -1110,6 +1113,8 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
             if checked is not None:
                 return checked
             X, y = validate_data(self, X, y, reset=False, y_numeric=y_numeric, **CHUNK_CHECKS)
+        if sp.issparse(X):
+            X = canonical_csr(X)
         if y_numeric and y.dtype.kind not in "biuf":
             # numbers as text (a CSV read without conversion), which SGDRegressor
             # takes too; y_numeric converts only an object array

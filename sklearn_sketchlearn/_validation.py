@@ -138,12 +138,34 @@ def record_features(estimator, X):
     validate_data(estimator, X, reset=True, skip_check_array=True)
 
 
+def canonical_csr(X):
+    """The sparse ``X`` as CSR in canonical form: each row's columns sorted,
+    each once (duplicates summed), and no stored zeros; a copy only where
+    ``X`` is not so already.
+
+    The kernels touch a row's stored entries only, so a column stored twice
+    would be learned twice, and a stored zero would count as a non-zero in
+    its feature's statistics and be caught up like a touched column (models
+    differed by rounding, where scikit-learn's SGD learns the same bits).
+    Whatever reads a call's columns (the kernels, the partial snapshot of
+    the state) reads this form, so that a chunk's format does not decide
+    anything: the same values as CSC or COO learned a model that differed in
+    the last bits.
+    """
+    X = X.tocsr()
+    if not (X.has_canonical_format and X.data.all()):
+        X = X.copy()
+        X.sum_duplicates()
+        X.eliminate_zeros()
+    return X
+
+
 def row_arrays(X):
     """The kernels' row-access arguments for a validated chunk.
 
     Returns ``(X_dense, data, indices, indptr, is_sparse, n_samples)``; the side
     that is not used is an empty placeholder (see ``_kernels._rows``). CSR
-    rows come in canonical form: sorted, without duplicate columns.
+    rows come in canonical form (:func:`canonical_csr`).
 
     numba compiles a kernel again, for many seconds, for each new combination
     of argument types, so the arrays always have the same types: read-only
@@ -153,10 +175,7 @@ def row_arrays(X):
     (int64 only for matrices too large for it).
     """
     if sp.issparse(X):
-        if not X.has_canonical_format:
-            # Kernels that touch only a row's non-zeros need each column once.
-            X = X.copy()
-            X.sum_duplicates()
+        X = canonical_csr(X)
         index_type = np.int32 if max(X.shape[1], X.nnz) <= np.iinfo(np.int32).max else np.int64
         indices = read_only(X.indices.astype(index_type, copy=False))
         indptr = read_only(X.indptr.astype(index_type, copy=False))

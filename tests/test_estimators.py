@@ -383,6 +383,66 @@ def test_a_pandas_sparse_frame_learns_what_its_csr_matrix_learns(estimator):
     assert list(from_frame.feature_names_in_) == list(frame.columns)
 
 
+def wide_counts_stream(seed=3):
+    """240 rows of 3,000 count features, 1% of them stored: rows wide enough
+    for SON's sparse form, whose lazy changes of the columns catch up where
+    a call's room for them (read off its columns) says."""
+    rng = np.random.RandomState(seed)
+    X = sp.random(240, 3000, density=0.01, format="csr", random_state=rng)
+    X.data = np.round(X.data * 8) + 1
+    return X, X @ rng.randn(3000)
+
+
+def streamed(estimator, chunks, y):
+    """``estimator`` after ``partial_fit`` over ``chunks`` (rows 0:120, 120:160,
+    160:240 of ``y``)."""
+    for chunk, rows in zip(chunks, [slice(0, 120), slice(120, 160), slice(160, 240)],
+                           strict=True):
+        estimator.partial_fit(chunk, y[rows])
+    return estimator
+
+
+@pytest.mark.parametrize("fmt", ["csc", "coo", "lil", "dok", "bsr", "csr_array"])
+@pytest.mark.parametrize("sketch", ["fd", "auto"])
+def test_a_chunk_in_another_sparse_format_learns_what_its_csr_rows_learn(fmt, sketch):
+    # The partial snapshot of the call read the caller's chunk, and took only
+    # CSR for the sparse form: a CSC chunk gave the call no room for its lazy
+    # changes, and the columns caught up elsewhere (SON over FD: coef_ 1e-14
+    # off the CSR stream's)
+    X, y = wide_counts_stream()
+    chunks = [X[:120], X[120:160], X[160:]]
+    other = sp.csr_array(chunks[1]) if fmt == "csr_array" else chunks[1].asformat(fmt)
+    expected = streamed(SketchedOnlineRegressor(sketch=sketch, random_state=0), chunks, y)
+    model = streamed(SketchedOnlineRegressor(sketch=sketch, random_state=0),
+                     [chunks[0], other, chunks[2]], y)
+    np.testing.assert_array_equal(model.coef_, expected.coef_)
+    np.testing.assert_array_equal(model.intercept_, expected.intercept_)
+
+
+@pytest.mark.parametrize("rule, sketch", [("son", "auto"), ("son", "fd"), ("son", None),
+                                          ("adagrad", None)])
+def test_stored_zeros_are_not_learned(rule, sketch):
+    # A zero stored in a CSR row was a non-zero to the kernels: it counted in
+    # its feature's statistics and caught its column up (rounding off the
+    # model without it); SGDRegressor learns the same bits either way
+    X, y = wide_counts_stream()
+    rng = np.random.RandomState(0)
+    coo = X.tocoo()
+    zeros = sp.coo_matrix((np.zeros(400), (rng.randint(0, 240, 400), rng.randint(0, 3000, 400))),
+                          shape=X.shape)
+    with_zeros = sp.csr_matrix((np.r_[coo.data, zeros.data],
+                                (np.r_[coo.row, zeros.row], np.r_[coo.col, zeros.col])),
+                               shape=X.shape)  # (a zero on a stored entry adds nothing)
+    assert with_zeros.nnz > X.nnz and (with_zeros != X).nnz == 0
+    expected = streamed(SketchedOnlineRegressor(rule, sketch=sketch, random_state=0),
+                        [X[:120], X[120:160], X[160:]], y)
+    chunks = [with_zeros[:120], with_zeros[120:160], with_zeros[160:]]
+    stored = [chunk.nnz for chunk in chunks]
+    model = streamed(SketchedOnlineRegressor(rule, sketch=sketch, random_state=0), chunks, y)
+    np.testing.assert_array_equal(model.coef_, expected.coef_)
+    assert [chunk.nnz for chunk in chunks] == stored  # the caller's chunks as they were
+
+
 def test_threads_give_the_single_thread_result():
     X, y = load_digits(return_X_y=True)
     X = StandardScaler().fit_transform(X)
