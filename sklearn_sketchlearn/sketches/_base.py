@@ -18,7 +18,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted
 
-from .._kernels._lowrank import lowrank_apply, spectral_correction
+from .._kernels._lowrank import lowrank_apply, rounding_level, spectral_correction
 from .._layout import STATE_LAYOUT, StateLayoutMixin, copied, writable
 from .._units import map_vectors
 from .._validation import record_features, validate_chunk
@@ -252,13 +252,22 @@ class BaseSketch(StateLayoutMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         return self._spectrum()[0]
 
     def _spectrum(self):
-        """Singular values (decreasing, zero-padded) and right singular vectors."""
+        """Singular values (decreasing, zero-padded) and right singular vectors.
+
+        A singular value whose square is at the rounding level of the squares
+        (``k eps sigma_max^2``, as :meth:`inverse_operator` treats the Gram
+        matrix's eigenvalues) is zero: a direction the data do not hold, whose
+        rounding noise (``1e-15`` of a random projection of 4 rows, ``1e-7``
+        of the exact sketch's square roots of its Gram matrix's eigenvalues)
+        would give it a unit vector and a column of :meth:`transform` along
+        an arbitrary direction orthogonal to the data."""
         factor, _ = self._factor()
         n_rows = self._n_factor_rows
         singular_values = np.zeros(n_rows)
         directions = np.zeros((n_rows, factor.shape[1]))
         if factor.shape[0]:
             _, s, vt = np.linalg.svd(factor, full_matrices=False)
+            s[s**2 <= rounding_level(s**2)] = 0.0
             singular_values[: s.size] = s
             directions[: s.size] = vt
         return singular_values, directions
@@ -303,6 +312,15 @@ class BaseSketch(StateLayoutMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         -------
         operator : scipy.sparse.linalg.LinearOperator of shape (n_features, n_features)
             Symmetric positive definite; ``operator @ v`` applies the inverse.
+
+        Notes
+        -----
+        The inverse has condition number ``kappa = (ridge + lam_max) / ridge``
+        (``lam_max`` the largest eigenvalue of ``G^power``), and like a dense
+        solve the operator is accurate to about ``eps kappa`` relative: a
+        ridge below about ``1e-12 lam_max`` loses digits, and one near ``eps
+        lam_max`` positive definiteness (the rounding of a vector along the
+        sketch is divided by ``ridge``).
         """
         self._check_fitted()
         if not ridge > 0 or not power > 0:

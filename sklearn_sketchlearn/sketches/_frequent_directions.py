@@ -46,7 +46,12 @@ class FrequentDirections(BaseSketch):
         Row norms of ``components_``.
     shrinkage_ : float
         Total shrink ``sum_t delta_t`` so far: an a-posteriori certificate of
-        the spectral error, ``||A^T A - B^T B||_2 <= shrinkage_``.
+        the spectral error, ``||A^T A - B^T B||_2 <= shrinkage_``, up to
+        rounding: a shrink drops the directions left with less than ``(n_rows
+        + n_features) eps`` times the largest squared singular value, which
+        the certificate does not count (a stream of rank 5 under a sketch of
+        10 rows has ``shrinkage_ = 0`` and an error of about ``1e-12
+        ||A^T A||_2``).
     n_samples_seen_ : int
         Number of rows streamed into the sketch.
     n_features_in_ : int

@@ -190,6 +190,32 @@ def test_transform_projects_onto_top_directions(sketch, stream):
         np.testing.assert_allclose(energy, s**2, rtol=1e-9)
 
 
+
+@pytest.mark.parametrize("sketch", [s for s in SKETCHES if not isinstance(s, OjaSketch)],
+                         ids=ids)
+def test_directions_the_data_do_not_hold_are_zero(sketch):
+    # (Oja's directions are estimates that turn towards the data's, from
+    # random ones: every one holds mass.)
+    # 3 rows in 20 features: the sketch holds at most 3 directions, and the
+    # others' singular values were rounding (1e-15 over random projections,
+    # 1e-7 over the exact sketch: square roots of its Gram matrix's rounding),
+    # whose unit vectors gave transform columns along arbitrary directions
+    # orthogonal to the data
+    X = np.random.default_rng(0).standard_normal((3, 20))
+    fitted = clone(sketch).fit(X)
+    rank = np.linalg.matrix_rank(X)
+    values = fitted.singular_values_
+    assert np.count_nonzero(values) <= rank
+    np.testing.assert_array_equal(values[rank:], 0.0)
+    np.testing.assert_array_equal(fitted.components_[rank:], 0.0)
+    projected = fitted.transform(np.random.default_rng(1).standard_normal((7, 20)))
+    np.testing.assert_array_equal(projected[:, rank:], 0.0)
+    # the directions held are the data's: the projection of X itself keeps its mass
+    if isinstance(sketch, (FrequentDirections, ExactSketch)):
+        held = (fitted.transform(X) ** 2).sum()
+        assert held >= (values**2).sum() * (1 - 1e-9)
+
+
 BAD_CHUNKS = {
     "nan": lambda X: np.where(np.arange(X.size).reshape(X.shape) == 7, np.nan, X),
     "inf": lambda X: np.where(np.arange(X.size).reshape(X.shape) == 7, np.inf, X),
