@@ -97,7 +97,8 @@ class SDROGD(BaseUpdateRule):
         ``-lambda`` it learns little or diverges (standardized digits at the
         defaults: 36 % one-pass accuracy against 83 % stabilized), so the
         default, which must work on any data untuned, stabilizes. The paper's
-        algorithm is ``SDROGD(batch_size=60, stabilize=False, feature_scaling=None)``.
+        algorithm is ``SDROGD(batch_size=60, stabilize=False, feature_scaling=None)``,
+        but for two choices of its sketch (see Notes).
     feature_scaling : {'standardize'} or None, default='standardize'
         ``'standardize'`` learns on each feature's running standardization
         ``(x_j - c_j) / s_j``, so that ``alpha``, ``eta0`` and the scatter
@@ -112,7 +113,10 @@ class SDROGD(BaseUpdateRule):
     -----
     The paper keeps the upper half of its fast-FD buffer as the sketch; here
     the whole sketch is used (rows not yet shrunk included), which satisfies
-    the same bound with fewer rows left out. The regulariser is averaged over
+    the same bound with fewer rows left out, and it shrinks by the
+    ``sketch_size``-th largest squared singular value, Frequent Directions'
+    rule, where the paper's eq. (9) takes the ``(l + 1)``-th. No setting
+    reverts these two choices. The regulariser is averaged over
     the examples, as the hinge term is, so the objective weighs as an SVM's
     with ``C`` about ``1 / N``: with a minority class of 10% (on some data up
     to a third) it predicts the majority class, as the paper's update does;

@@ -49,8 +49,9 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
     shrink: RFD-SON (Luo et al., 2017, Algorithms 5 and 6).
 
     The defaults make the learner free of the units of the data, as a Newton
-    step should be; ``ridge='fixed', curvature='gradient', feature_scaling=None``
-    is the papers' algorithm:
+    step should be; ``ridge='fixed', bound=C, curvature='gradient',
+    sigma='auto', feature_scaling=None`` is the papers' algorithm (``C`` the
+    paper's prediction bound, ``sigma`` its Assumption 2; see the user guide):
 
     * ``feature_scaling='standardize'``: each feature is fed as ``(x_j -
       mean_j) / std_j`` by its running mean and standard deviation (the weights
