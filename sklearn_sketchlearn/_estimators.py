@@ -1204,6 +1204,13 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
     def _class_weight(self, classes, y):
         if self.class_weight is None:
             return np.ones(classes.size)
+        if self.class_weight == "balanced" and not np.isin(classes, y).all():
+            # (a warm fit on rows without some of the classes learned)
+            raise ValueError(
+                "class_weight='balanced' weighs each class by its share of y, and y holds "
+                f"none of the classes {classes[~np.isin(classes, y)].tolist()} the model "
+                "learns; pass class_weight as a dict of weights."
+            )
         weights = compute_class_weight(self.class_weight, classes=classes, y=y)
         if not (np.isfinite(weights).all() and (weights >= 0).all()):
             raise ValueError(
@@ -1498,6 +1505,10 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
             X_checked, y_checked, sample_weight, validation = self._validation_split(
                 X, X_checked, y_checked, sample_weight)
             class_weight = self._class_weight(classes, y_checked)
+            row_weight = class_weight[np.searchsorted(classes, y_checked)]
+            if not np.any(row_weight * (1.0 if sample_weight is None else sample_weight) > 0):
+                raise ValueError("class_weight and sample_weight give every example a weight "
+                                 "of 0: there is nothing to learn.")
             random_state = check_random_state(self.random_state)
             n_features = X_checked.shape[1]
             if continuing:

@@ -791,6 +791,16 @@ def bad_calls(X, y):
                      "'balanced' is not supported for partial_fit after a model started "
                      "without them"),
         "fit nan": (lambda m: m.fit(nan, y), "NaN"),
+        # (a class weight of 0 for every class fitted an all-zero model, silently)
+        "zero class weights": (
+            lambda m: m.set_params(class_weight=dict.fromkeys(np.unique(y), 0.0)).fit(X, y),
+            "every example a weight of 0"),
+        # (scikit-learn's compute_class_weight said "classes should have valid labels
+        # that are in y")
+        "balanced warm fit without a class": (
+            lambda m: m.set_params(class_weight="balanced", warm_start=True).fit(
+                X[y != y[0]], y[y != y[0]]),
+            "holds none of the classes"),
     }
 
 
@@ -803,7 +813,7 @@ def test_bad_input_raises_and_changes_nothing(stream, name, bad):
     before = pickle.dumps(model)
     with pytest.raises(ValueError, match=message):
         call(model)
-    model.set_params(class_weight=None)
+    model.set_params(class_weight=None, warm_start=False)
     assert pickle.dumps(model) == before
 
 
