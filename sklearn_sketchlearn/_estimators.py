@@ -1897,8 +1897,8 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         check_is_fitted(self)
         if self._loss_name == "modified_huber":
             return modified_huber_proba(self.decision_function(X))
-        if self._multinomial:
-            return np.exp(self._multinomial_log_proba(X))
+        if self._softmax:
+            return np.exp(self._softmax_log_proba(X))
         return self._predict_proba_lr(X)
 
     @available_if(_check_proba)
@@ -1916,14 +1916,27 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
             Log-probability of each class, in the order of ``classes_``.
         """
         check_is_fitted(self)
-        if self._multinomial:  # not log(softmax), which rounds probabilities near 1
-            return self._multinomial_log_proba(X)
+        if self._softmax:  # not log(softmax), which rounds probabilities near 1
+            return self._softmax_log_proba(X)
         with np.errstate(divide="ignore"):  # a probability of 0 (clipped margins) is log -inf
             return np.log(self.predict_proba(X))
 
-    def _multinomial_log_proba(self, X):
-        """The log-softmax of the decisions (:func:`losses.log_softmax`)."""
-        return log_softmax(self.decision_function(X).T).T
+    @property
+    def _softmax(self):
+        """Whether the probabilities are a softmax of the decisions: the log
+        loss's multinomial model, and its two classes (the sigmoid)."""
+        return self._multinomial or (self._loss_name != "modified_huber"
+                                     and self.classes_.size == 2)
+
+    def _softmax_log_proba(self, X):
+        """The log-softmax of the decisions (:func:`losses.log_softmax`); for
+        two classes the sigmoid's ``-log(1 + exp(-+d))``, without the rounding
+        of ``1 - p`` (scikit-learn's ``1 - expit(d)``: 0 from d = 37 on, and
+        its log -inf) or of a log near 0."""
+        decisions = self.decision_function(X)
+        if decisions.ndim == 2:
+            return log_softmax(decisions.T).T
+        return -np.logaddexp(0.0, np.column_stack([decisions, -decisions]))
 
 
 class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):

@@ -565,6 +565,27 @@ def test_predict_proba_follows_the_loss_the_model_learned(stream):
     assert not hasattr(clone(logistic), "predict_proba")  # (unfitted: the parameters')
 
 
+
+@pytest.mark.parametrize("rule", ["son", "ogd"])
+def test_binary_log_loss_probabilities_keep_the_small_class_exact(rule):
+    # P(negative) was 1 - expit(d) (scikit-learn's _predict_proba_lr): 1.6e-4
+    # off at d = 31, 0 from d = 37 on, and its log -inf at d = 1,035 (the
+    # multinomial model's log-softmax is exact there); the reference is the
+    # sigmoid written as scipy's expit and log_expit of -d and d
+    from scipy.special import expit, log_expit
+
+    X, y = load_breast_cancer(return_X_y=True)
+    model = SketchedOnlineClassifier(rule, loss="log_loss", random_state=0).fit(X, y)
+    rows = np.vstack([X, X[:20] * 30.0, X[-20:] * 30.0])  # decisions out to hundreds
+    decisions = model.decision_function(rows)
+    assert np.abs(decisions).max() > 40
+    np.testing.assert_allclose(model.predict_proba(rows),
+                               np.column_stack([expit(-decisions), expit(decisions)]),
+                               rtol=1e-12, atol=1e-300)  # (expit underflows first)
+    np.testing.assert_allclose(model.predict_log_proba(rows),
+                               np.column_stack([log_expit(-decisions), log_expit(decisions)]),
+                               rtol=1e-12, atol=1e-300)
+
 @pytest.mark.parametrize("rule", ["son", "ogd"])
 def test_modified_huber_probabilities_are_sgd_classifiers(stream, rule):
     # the reference: SGDClassifier's predict_proba given our coefficients
