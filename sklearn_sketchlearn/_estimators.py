@@ -1204,12 +1204,12 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
     def _class_weight(self, classes, y):
         if self.class_weight is None:
             return np.ones(classes.size)
-        if self.class_weight == "balanced" and not np.isin(classes, y).all():
-            # (a warm fit on rows without some of the classes learned)
+        missing = classes[~np.isin(classes, y)] if self.class_weight == "balanced" else ()
+        if len(missing):  # (a warm fit on rows without some of the classes learned)
             raise ValueError(
                 "class_weight='balanced' weighs each class by its share of y, and y holds "
-                f"none of the classes {classes[~np.isin(classes, y)].tolist()} the model "
-                "learns; pass class_weight as a dict of weights."
+                f"none of the classes {missing.tolist()} the model learns; pass "
+                "class_weight as a dict of weights."
             )
         weights = compute_class_weight(self.class_weight, classes=classes, y=y)
         if not (np.isfinite(weights).all() and (weights >= 0).all()):
@@ -1925,8 +1925,7 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
     def _softmax(self):
         """Whether the probabilities are a softmax of the decisions: the log
         loss's multinomial model, and its two classes (the sigmoid)."""
-        return self._multinomial or (self._loss_name != "modified_huber"
-                                     and self.classes_.size == 2)
+        return self._multinomial or (self._loss_name == "log_loss" and self.classes_.size == 2)
 
     def _softmax_log_proba(self, X):
         """The log-softmax of the decisions (:func:`losses.log_softmax`); for

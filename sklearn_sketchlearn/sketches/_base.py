@@ -267,7 +267,8 @@ class BaseSketch(StateLayoutMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         directions = np.zeros((n_rows, factor.shape[1]))
         if factor.shape[0]:
             _, s, vt = np.linalg.svd(factor, full_matrices=False)
-            s[s**2 <= rounding_level(s**2)] = 0.0
+            squares = s**2
+            s[squares <= rounding_level(squares)] = 0.0
             singular_values[: s.size] = s
             directions[: s.size] = vt
         return singular_values, directions
