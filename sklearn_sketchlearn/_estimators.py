@@ -47,7 +47,14 @@ from ._kernels._rows import distinct_sorted, own_columns
 from ._kernels._son_sparse import TOUCHED, VERSION
 from ._kernels._units import ENTRY_EXAMPLES
 from ._lapack_threads import one_thread
-from ._layout import STATE_LAYOUT, StateLayoutMixin, copied, writable
+from ._layout import (
+    STATE_LAYOUT,
+    StateLayoutMixin,
+    copied,
+    misshapen_arrays,
+    out_of_range,
+    writable,
+)
 from ._trial import (
     CLASSIFIER_TRIAL_EXAMPLES,
     REGRESSOR_TRIAL_EXAMPLES,
@@ -295,6 +302,23 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         super().__setstate__(state)
         if self.__dict__.get("_published") is not None:
             _read_only_model(self._published)
+
+    def _damaged_state(self):
+        # the state, its trial's rivals' and the running units (one problem's
+        # fresh state is allocated: at most the size of the model's)
+        rule, sketch = self.update_rule_, self.sketch_
+        n_problems, n_outputs = (self._problems(self.classes_, rule) if is_classifier(self)
+                                 else (1, 1))
+        fresh = rule._allocate(sketch, self.n_features_in_ + self._started_with["fit_intercept"],
+                               LOSSES[self._loss_name], np.random.RandomState(0), n_outputs)
+        rivals = [] if self._trial is None else [rival["_state"] for rival in self._trial.rivals]
+        for states in [self._state, *rivals]:
+            damaged = misshapen_arrays(states, fresh, (n_problems,), rule._growing_state)
+            damaged = damaged or out_of_range(rule._index_bounds(states, sketch))
+            if damaged:
+                return damaged
+        return [f"_units[{key!r}]" for key, value in (self._units or {}).items()
+                if isinstance(value, np.ndarray) and value.shape != (self.n_features_in_,)]
 
     def _state_params(self):
         """The parameters the fitted state depends on, comparable across calls.

@@ -4,8 +4,11 @@ pickle, and writable copies of those loaded read-only.
 The compiled kernels index a model's private state arrays without bounds
 checks, so a state saved by a version whose arrays had other shapes or
 meanings must not reach them: read at an index past an array's end, a kernel
-would learn from, and write into, whatever memory follows it. They also write
-into the arrays, which ``joblib.load(..., mmap_mode="r")`` maps read-only.
+would learn from, and write into, whatever memory follows it. Nor must a
+damaged or edited pickle of this layout: its arrays are compared once after
+loading with those a fresh state of the same model has, and the entries that
+the kernels use as indices with their ranges. They also write into the
+arrays, which ``joblib.load(..., mmap_mode="r")`` maps read-only.
 """
 
 import warnings
@@ -45,21 +48,75 @@ def writable(arrays):
             else value for key, value in arrays.items()}
 
 
+def misshapen_arrays(states, reference, problems=(), growing=()):
+    """The names of the arrays of ``states`` that ``reference`` (a fresh state
+    of one problem) lacks, or that lack its dtype or its shape after
+    ``problems`` (the shape of the problems stacked in ``states``, or ``()``),
+    and the names of ``reference`` that ``states`` lacks. The ``growing``
+    arrays may hold any number of entries along their first axis of
+    ``reference``'s."""
+    names = sorted(set(states) ^ set(reference))
+    for key in sorted(set(states) & set(reference)):
+        value, expected = states[key], reference[key]
+        shape = (*problems, *expected.shape)
+        if key in growing and isinstance(value, np.ndarray) and value.ndim == len(shape):
+            shape = (*shape[:len(problems)], value.shape[len(problems)],
+                     *shape[len(problems) + 1:])
+        if (not isinstance(value, np.ndarray) or value.dtype != expected.dtype
+                or value.shape != shape):
+            names.append(key)
+    return names
+
+
+def out_of_range(bounds):
+    """The names of ``bounds`` (name: ``(values, low, high)``) whose values
+    are not all within ``[low, high]`` (each broadcast against ``values``)."""
+    return [name for name, (values, low, high) in bounds.items()
+            if not np.all((low <= values) & (values <= high))]
+
+
 class StateLayoutMixin:
     """Warn when a pickle of another state layout is loaded, and refuse to learn
-    on it (:meth:`_check_state_layout`); it still predicts. The state is the
-    ``_state`` attribute; allocating one sets ``_state_layout = STATE_LAYOUT``."""
+    on it (:meth:`_check_state_layout`); it still predicts. Refuse too a loaded
+    state of this layout whose arrays are not those it allocates
+    (:meth:`_damaged_state`). The state is the ``_state`` attribute;
+    allocating one sets ``_state_layout = STATE_LAYOUT``."""
+
+    def __getstate__(self):
+        # (a copy: object's __getstate__ hands back the instance's own dict)
+        return {key: value for key, value in super().__getstate__().items()
+                if key != "_state_checked"}  # (a load checks again: __setstate__)
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        if "_state" in state and state.get("_state_layout") != STATE_LAYOUT:
-            self._state_layout = state.get("_state_layout")  # (None: saved before layouts)
-            warnings.warn(self._layout_message(), UserWarning, stacklevel=2)
+        if "_state" in state:
+            self._state_checked = False  # (once a load, at the first use: _check_state_layout)
+            if state.get("_state_layout") != STATE_LAYOUT:
+                self._state_layout = state.get("_state_layout")  # (None: saved before layouts)
+                warnings.warn(self._layout_message(), UserWarning, stacklevel=2)
 
     def _check_state_layout(self):
-        """Raise before anything changes if the state is of another layout."""
+        """Raise before anything changes if the state is of another layout, or
+        is damaged."""
         if self._state_layout != STATE_LAYOUT:
             raise ValueError(self._layout_message())
+        if not self.__dict__.get("_state_checked", True):
+            damaged = self._damaged_state()
+            if damaged:
+                raise ValueError(
+                    f"This {type(self).__name__} was loaded with a damaged state: "
+                    f"{', '.join(damaged)} are not what it allocates for its "
+                    "parameters and features, and its compiled code would read them "
+                    "out of bounds. It predicts as saved (if the pickle holds its "
+                    "coefficients); call fit to start over."
+                )
+            self._state_checked = True
+
+    def _damaged_state(self):
+        """The names of the state's arrays that differ in kind, dtype or shape
+        from a fresh state's (:func:`misshapen_arrays`), or hold indices out of
+        their range (:func:`out_of_range`)."""
+        raise NotImplementedError
 
     def _layout_message(self):
         from . import __version__

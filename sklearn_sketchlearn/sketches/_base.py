@@ -19,7 +19,14 @@ from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted
 
 from .._kernels._lowrank import lowrank_apply, rounding_level, spectral_correction
-from .._layout import STATE_LAYOUT, StateLayoutMixin, copied, writable
+from .._layout import (
+    STATE_LAYOUT,
+    StateLayoutMixin,
+    copied,
+    misshapen_arrays,
+    out_of_range,
+    writable,
+)
 from .._units import map_vectors
 from .._validation import record_features, validate_chunk
 
@@ -182,6 +189,18 @@ class BaseSketch(StateLayoutMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
 
     def _check_n_features(self, n_features):
         """Raise if the sketch cannot be built on ``n_features`` columns."""
+
+    def _damaged_state(self):
+        started = type(self)(**self._started_with)  # (the state was built for these)
+        fresh = started._kernel_state(self.n_features_in_, np.random.RandomState(0))
+        return misshapen_arrays(self._state, fresh) or out_of_range(
+            self._index_bounds(self._state))
+
+    def _index_bounds(self, state):
+        """``{name: (values, low, high)}``: the entries of ``state`` (of one
+        sketch, or of problems stacked) that the kernels take as indices or
+        counts of rows, and their ranges."""
+        return {}
 
     def _random_state(self):
         return check_random_state(getattr(self, "random_state", None))

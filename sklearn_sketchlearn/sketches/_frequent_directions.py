@@ -128,6 +128,9 @@ class FrequentDirections(BaseSketch):
     def _rows_in_use(self, state):
         return state["counts"][0]
 
+    def _index_bounds(self, state):
+        return {"counts": (state["counts"][..., 0], 0, state["rows"].shape[-2])}
+
     def _move_columns(self, state, change):
         super()._move_columns(state, change)
         state["floats"][0] *= change.r**2  # the shrink is a squared singular value

@@ -118,8 +118,10 @@ class BaseUpdateRule(BaseEstimator):
       ``ValueError`` for pairings that make no sense (before any state exists)
       and resolves data-dependent defaults;
     * :meth:`_tried_values`: a setting chosen by trial on the first examples;
-    * :meth:`_allocate` (state of one binary problem, or of the joint model),
-      :meth:`_partial_fit` (one compiled call per chunk), :meth:`_coef`
+    * :meth:`_allocate` (state of one binary problem, or of the joint model;
+      the arrays named in ``_growing_state`` grow and shrink along their first
+      axis with use), :meth:`_index_bounds` (the ranges of the entries its
+      kernel takes as indices), :meth:`_partial_fit` (one compiled call per chunk), :meth:`_coef`
       (weights in the features the rule learns on), :meth:`_prediction_limit` and
       :meth:`_clips_to_targets`.
     """
@@ -217,6 +219,14 @@ class BaseUpdateRule(BaseEstimator):
         """State arrays of one problem over ``n_features`` (intercept included);
         ``n_outputs`` is the number of classes of a joint multi-class model."""
         raise NotImplementedError
+
+    _growing_state = ()
+
+    def _index_bounds(self, states, sketch):
+        """``{name: (values, low, high)}``: the entries of ``states`` (the
+        problems' stacked) that the rule's kernel takes as indices, and their
+        ranges (a loaded state is checked against them)."""
+        return {} if sketch is None else sketch._index_bounds(states)
 
     def _partial_fit(self, chunk, state, sketch, loss, settings, decisions):
         """Run the rule's kernel over a chunk (see ``_estimators``); return the

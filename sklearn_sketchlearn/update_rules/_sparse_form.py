@@ -8,8 +8,10 @@ from .._kernels._sketch_updates import FREQUENT_DIRECTIONS, OJA, RANDOM_PROJECTI
 from .._kernels._son_sparse import (
     CARRY,
     SPARSE,
+    TOP,
     TOUCHED,
     VERSION,
+    ZERO_COLUMN,
     catch_up_all,
     max_versions,
     sparse_weights,
@@ -67,6 +69,19 @@ class SparseFormRule:
     # versions, values, count), see _journal
     _JOURNAL = ("journal_seen", "journal_features", "journal_versions", "journal_values",
                 "journal_count")
+
+    _growing_state = ("maps", "folds")  # (the lazy versions kept: _make_room, _tidy)
+
+    def _index_bounds(self, states, sketch):
+        form, touched = states["form"], states["touched"]
+        listed = np.arange(touched.shape[1]) < form[:, TOUCHED, np.newaxis]
+        return {
+            **super()._index_bounds(states, sketch),
+            "form": (form[:, [TOP, TOUCHED, VERSION]], 0,
+                     [states["rows"].shape[1], touched.shape[1], states["maps"].shape[1]]),
+            "touched": (np.where(listed, touched, 0), 0, states["weights"].shape[1] - 1),
+            "versions": (states["versions"], ZERO_COLUMN, form[:, VERSION, np.newaxis]),
+        }
 
     def _sparse_form(self, n_weights, capacity, n_stored, n_rows):
         """Whether CSR rows (``n_stored`` values in ``n_rows`` rows) take the

@@ -269,6 +269,26 @@ def test_a_pickle_of_another_state_layout_transforms_but_does_not_learn(sketch, 
 
 
 @pytest.mark.parametrize("sketch", SKETCHES, ids=ids)
+def test_a_damaged_pickle_is_refused_before_a_kernel_reads_it(sketch, stream):
+    # (see the learners' test in tests/test_estimators.py)
+    fitted = clone(sketch).fit(stream[:20])
+    saved = pickle.dumps(fitted)
+    damages = {key: lambda state, key=key: state.update({key: state[key][..., :-1]})
+               for key, value in fitted._state.items() if value.shape[-1]}
+    if isinstance(sketch, FrequentDirections):  # rows in use past the buffer
+        damages["counts"] = lambda state: state["counts"].__setitem__(
+            0, state["rows"].shape[0] + 1)
+    for what, damage in damages.items():
+        loaded = pickle.loads(saved)
+        damage(loaded._state)
+        before = pickle.dumps(loaded)
+        with pytest.raises(ValueError, match="loaded with a damaged state"):
+            loaded.partial_fit(stream[20:])
+        assert pickle.dumps(loaded) == before, what
+    assert pickle.loads(saved).partial_fit(stream[20:]).n_samples_seen_ == stream.shape[0]
+
+
+@pytest.mark.parametrize("sketch", SKETCHES, ids=ids)
 def test_a_sketch_loaded_memory_mapped_continues_as_the_saved_one(sketch, stream, tmp_path):
     # (see the learners' test in tests/test_estimators.py)
     fitted = clone(sketch).fit(stream[:20])
