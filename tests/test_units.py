@@ -337,6 +337,24 @@ def test_default_labels_do_not_depend_on_feature_units(problem, rule, sketch):
     assert np.mean(labels["rescaled"] == labels["original"]) >= 0.99
 
 
+@pytest.mark.parametrize("rule", ["son", "ada_fd", "adagrad", "ogd", "sdrogd"])
+@pytest.mark.parametrize("factor", [3.0, 0.1, 1.0 + 1e-12])
+def test_binary_features_in_any_units_give_the_same_decisions(rule, factor):
+    # A feature of one non-zero level gives its statistics' ratios as exact
+    # fractions of counts, which met the units' thresholds exactly (after a 1
+    # and four 0s a fifth 0 stood out by exactly STOOD_OUT): rounding, which
+    # the factor changes, decided, and SON's decisions moved by 1e-3 of their
+    # size (by 2e-2 for a factor 1 + 1e-12)
+    rng = np.random.default_rng(0)
+    X = (rng.random((800, 40)) < 0.08).astype(float)
+    score = X @ rng.standard_normal(40)
+    y = (score > np.median(score)).astype(int)
+    decisions = [stream(SketchedOnlineClassifier(rule, random_state=0), Z[:700], y[:700],
+                        [0, 1]).decision_function(Z[700:]) for Z in (X, X * factor)]
+    np.testing.assert_allclose(decisions[1], decisions[0], rtol=0,
+                               atol=1e-10 * np.abs(decisions[0]).max())
+
+
 @pytest.mark.parametrize("sketch", ["fast_rfd", "oja", "rp", None])
 def test_sons_adagrad_units_are_free_of_each_features_units(problem, sketch):
     # D_j starts at a multiple of its feature's first squared non-zero and sums

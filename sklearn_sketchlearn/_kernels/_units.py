@@ -6,11 +6,22 @@ import numpy as np
 
 from ._jit import jit
 
+# The thresholds below compare ratios of a feature's statistics, which for a
+# feature of one non-zero level (binary, or 0 and v) are exact fractions of
+# counts: after a value v and four zeros, a fifth zero's squared deviation is
+# exactly STOOD_OUT's quarter of the running variance, and rounding, which
+# depends on v's scale, decided (0/1 features times 3 moved the default
+# classifier's decisions by 1e-3 of their size, times 1 + 1e-12 by 2e-2). So
+# each threshold sits this fraction off its round value: far above
+# rounding's reach, and a fraction of small counts it excludes is nearer to
+# its round value than it is only where the counts run past 1e4.
+OFF_ROUND = 1e-9
+
 # A feature's units follow its running mean and standard deviation only once
 # they have moved by more than this fraction of the scale (or the scale by this
 # factor): every move costs O(m^2), so stationary data settle after a few moves
 # per feature; any threshold keeps the learner free of the features' units.
-RESCALE_TOLERANCE = 0.25
+RESCALE_TOLERANCE = 0.25 * (1.0 + OFF_ROUND)
 
 # A centred feature takes units only once this many examples have been seen:
 # the standard deviation of fewer is too noisy to divide by (from 2 examples it
@@ -26,14 +37,14 @@ ENTRY_EXAMPLES = 10
 # what a centred unit rests on, free of the feature's offset and units. On data
 # of mostly zeros (a fraction p < 1/4 non-zero) the non-zeros stand out and the
 # zeros do not; on continuous data most values do (62% of Gaussian ones).
-STOOD_OUT = 0.25
+STOOD_OUT = 0.25 * (1.0 + OFF_ROUND)
 
 # A move of a feature's units that more than doubles its spread at once is a
 # jump, not the settling of a running estimate (which RESCALE_TOLERANCE moves
 # in steps of a quarter): SON's prior step follows jumps only
 # (``_son.units_prior_step``), and OGD's normalized steps forget the feature
 # at one (``OnlineGradientDescent._move_units``)
-UNIT_JUMP = 0.5
+UNIT_JUMP = 0.5 * (1.0 - OFF_ROUND)
 
 # A feature whose variance is below this fraction of its mean square (a spread
 # under 1e-14 of its magnitude, tens of ulps) has shown no spread beyond
@@ -61,7 +72,7 @@ NO_SPREAD = 1e-28
 # rows contradicted them (one pass R^2 0.889, -0.131 and -2.336 over three
 # seeds, 0.958-1.000 fed whole; Ridge 0.9995), while a corrupt cell fed whole
 # cost a diabetes stream 0.04-0.06 (the user guide, learners, Features)
-BOUNDED_DEVIATIONS = 10.0
+BOUNDED_DEVIATIONS = 10.0 * (1.0 + OFF_ROUND)
 
 
 @jit
