@@ -1526,9 +1526,10 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
             classes = self.classes_ if continuing else np.unique(y_checked)
             self._check_labels(y_checked, classes)
             sample_weight = self._check_sample_weight(sample_weight, X_checked)
+            # (of all fit's labels, the validation set's too, as SGDClassifier's)
+            class_weight = self._class_weight(classes, y_checked)
             X_checked, y_checked, sample_weight, validation = self._validation_split(
                 X, X_checked, y_checked, sample_weight)
-            class_weight = self._class_weight(classes, y_checked)
             row_weight = class_weight[np.searchsorted(classes, y_checked)]
             if not np.any(row_weight * (1.0 if sample_weight is None else sample_weight) > 0):
                 raise ValueError("class_weight and sample_weight give every example a weight "
