@@ -313,9 +313,13 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
     units densify the rows.
 
     With ``feature_scaling=None``, ``ridge='fixed'``, the exact sketch and a
-    tiny ``alpha``, the predictions are invariant to any invertible linear map
-    of the features once the gradients span the space, the invariance the SON
-    paper is built on.
+    tiny ``alpha``, a step from corresponding states is invariant to any
+    invertible linear map of the features once the gradients span the space,
+    the invariance the SON paper is built on. A stream's predictions follow
+    with the squared error (tested), whose later steps undo the earlier ones'
+    ``g / alpha`` in the directions not spanned yet; under a classification
+    loss those steps stay (on separable data: decisions apart by 0.07 to 19
+    times their largest).
 
     References
     ----------
