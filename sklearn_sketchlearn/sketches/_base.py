@@ -192,7 +192,7 @@ class BaseSketch(StateLayoutMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
 
     def _damaged_state(self):
         started = type(self)(**self._started_with)  # (the state was built for these)
-        fresh = started._kernel_state(self.n_features_in_, np.random.RandomState(0))
+        fresh = started._kernel_state(self.n_features_in_, None)  # (shapes: no random start)
         return misshapen_arrays(self._state, fresh) or out_of_range(
             self._index_bounds(self._state))
 
@@ -210,7 +210,9 @@ class BaseSketch(StateLayoutMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         return self.sketch_size
 
     def _kernel_state(self, n_features, random_state):
-        """The empty state of this sketch over ``n_features`` columns."""
+        """The empty state of this sketch over ``n_features`` columns, its random
+        start drawn from ``random_state`` (None: left unset, for a check of the
+        shapes, :meth:`_damaged_state`)."""
         capacity = self._kernel_capacity(n_features)
         return {
             "rows": np.zeros((capacity, n_features)),

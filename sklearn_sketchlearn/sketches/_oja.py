@@ -175,9 +175,10 @@ class OjaSketch(BaseSketch):
 
     def _kernel_state(self, n_features, random_state):
         state = super()._kernel_state(n_features, random_state)
-        # Gram-Schmidt on random Gaussian rows: QR with a positive diagonal
-        q, r = np.linalg.qr(random_state.standard_normal((self.sketch_size, n_features)).T)
-        state["rows"] = np.ascontiguousarray((q * np.sign(np.diag(r))).T)
+        if random_state is not None:  # (O(m^2 d), which a check of the shapes skips)
+            # Gram-Schmidt on random Gaussian rows: QR with a positive diagonal
+            q, r = np.linalg.qr(random_state.standard_normal((self.sketch_size, n_features)).T)
+            state["rows"] = np.ascontiguousarray((q * np.sign(np.diag(r))).T)
         state["gram"] = np.eye(self.sketch_size)
         state["factor"] = np.eye(self.sketch_size)
         return state

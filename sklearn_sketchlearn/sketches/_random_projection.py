@@ -92,7 +92,8 @@ class RandomProjectionSketch(BaseSketch):
     def _kernel_state(self, n_features, random_state):
         state = super()._kernel_state(n_features, random_state)
         state["counts"][0] = self._first_row
-        state["counts"][1] = random_state.randint(np.iinfo(np.int64).max, dtype=np.int64)
+        if random_state is not None:
+            state["counts"][1] = random_state.randint(np.iinfo(np.int64).max, dtype=np.int64)
         return state
 
     def _update(self, X):

@@ -217,7 +217,9 @@ class BaseUpdateRule(BaseEstimator):
 
     def _allocate(self, sketch, n_features, loss, random_state, n_outputs):
         """State arrays of one problem over ``n_features`` (intercept included);
-        ``n_outputs`` is the number of classes of a joint multi-class model."""
+        ``n_outputs`` is the number of classes of a joint multi-class model;
+        ``random_state`` draws the sketch's random start (None: the shapes alone,
+        see the sketch's ``_kernel_state``)."""
         raise NotImplementedError
 
     _growing_state = ()
