@@ -1,6 +1,6 @@
 """Training cost of every update rule x sketch beside its peers, in one run.
 
-    python benchmarks/run.py                  # the full benchmark, a few minutes
+    python benchmarks/run.py                  # everything (its sparse part: 7 min on 2 cores)
     python benchmarks/run.py --quick          # a smoke run in seconds (CI)
     python benchmarks/run.py --output doc/benchmark_results.rst
     python benchmarks/run.py --dense-only --sizes 10 --learners "SON fast_fd" "SON fast_rfd"
