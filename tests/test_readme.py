@@ -22,7 +22,8 @@ def test_readme_example_runs():
                      else len(y_chunk) / 2)  # an unfitted model: a coin
         sgd.partial_fit(X_chunk, y_chunk, classes=[-1, 1])
     assert namespace["clf"].progressive_error_ < mistakes / len(y)
-    printed = re.search(r"# (0\.\d+); SGDClassifier\(\) on the same chunks: (0\.\d+)", code)
+    printed = re.search(r"# (0\.\d+)\n# SGDClassifier\(random_state=0\) on the same chunks "
+                        r"\(its first a coin flip\): (0\.\d+)", code)
     assert float(printed.group(1)) == round(namespace["clf"].progressive_error_, 3)
     assert float(printed.group(2)) == round(mistakes / len(y), 3)
     assert set(namespace["search"].best_params_) == {
