@@ -319,7 +319,8 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
             if damaged:
                 return damaged
         return [f"_units[{key!r}]" for key, value in (self._units or {}).items()
-                if isinstance(value, np.ndarray) and value.shape != (self.n_features_in_,)]
+                if isinstance(value, np.ndarray) and (value.shape != (self.n_features_in_,)
+                                                      or value.dtype != np.float64)]
 
     def _state_params(self):
         """The parameters the fitted state depends on, comparable across calls.

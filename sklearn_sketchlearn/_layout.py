@@ -50,7 +50,8 @@ def writable(arrays):
 
 def misshapen_arrays(states, reference, problems=(), growing=()):
     """The names of the arrays of ``states`` that ``reference`` (a fresh state
-    of one problem) lacks, or that lack its dtype or its shape after
+    of one problem) lacks, or that lack its dtype, C order (a kernel compiled
+    for another order would compile again, or refuse) or its shape after
     ``problems`` (the shape of the problems stacked in ``states``, or ``()``),
     and the names of ``reference`` that ``states`` lacks. The ``growing``
     arrays may hold any number of entries along their first axis of
@@ -63,7 +64,7 @@ def misshapen_arrays(states, reference, problems=(), growing=()):
             shape = (*shape[:len(problems)], value.shape[len(problems)],
                      *shape[len(problems) + 1:])
         if (not isinstance(value, np.ndarray) or value.dtype != expected.dtype
-                or value.shape != shape):
+                or value.shape != shape or not value.flags.c_contiguous):
             names.append(key)
     return names
 

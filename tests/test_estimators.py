@@ -30,7 +30,7 @@ from sklearn.utils.class_weight import compute_class_weight
 
 from sklearn_sketchlearn import SketchedOnlineClassifier, SketchedOnlineRegressor
 from sklearn_sketchlearn._estimators import _same_strategy
-from sklearn_sketchlearn._kernels._son_sparse import SPARSE, TOUCHED, VERSION
+from sklearn_sketchlearn._kernels._son_sparse import SCALING, SPARSE, TOUCHED, VERSION
 from sklearn_sketchlearn._layout import STATE_LAYOUT
 from sklearn_sketchlearn.datasets import iter_minibatches
 from sklearn_sketchlearn.sketches import (
@@ -364,6 +364,11 @@ def damages(model):
         found["a touched column past the weights"] = lambda m: (
             m._state["form"].__setitem__((0, TOUCHED), 1),
             m._state["touched"].__setitem__((0, 0), m._state["weights"].shape[1]))
+    # (a kernel compiled for C order compiled again for another, or refused it)
+    found["weights not contiguous"] = lambda m: m._state.update(
+        weights=np.repeat(m._state["weights"], 2, axis=-1)[..., ::2])
+    if isinstance(model.update_rule_, SketchedOnlineNewton):  # a scaling past the codes
+        found["a feature scaling unknown"] = set_entry("form", (0, SCALING), lambda s: 9)
     if state.get("versions", np.empty((1, 0))).shape[1]:  # a change never recorded
         found["a version ahead"] = set_entry(
             "versions", (0, 0), lambda s: s["form"][0, VERSION] + 1)

@@ -622,6 +622,11 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
                      / self._PRIOR_FEATURES)
         return (sketch_ridge, 0.5 * regularized, float(self.alpha_), True, prior)
 
+    def _index_bounds(self, states, sketch):
+        # (the feature scaling a first chunk fixed indexes _SCALINGS)
+        return {**super()._index_bounds(states, sketch),
+                "scaling": (states["form"][:, SCALING], 0, len(self._SCALINGS))}
+
     def _allocate(self, sketch, n_features, loss, random_state, n_outputs):
         if sketch is None:
             state = empty_sketch_state(n_features)
