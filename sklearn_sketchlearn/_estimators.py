@@ -51,8 +51,7 @@ from ._layout import (
     STATE_LAYOUT,
     StateLayoutMixin,
     copied,
-    misshapen_arrays,
-    out_of_range,
+    damaged_arrays,
     writable,
 )
 from ._trial import (
@@ -314,8 +313,8 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
                                LOSSES[self._loss_name], None, n_outputs)  # (no random start)
         rivals = [] if self._trial is None else [rival["_state"] for rival in self._trial.rivals]
         for states in [self._state, *rivals]:
-            damaged = misshapen_arrays(states, fresh, (n_problems,), rule._growing_state)
-            damaged = damaged or out_of_range(rule._index_bounds(states, sketch))
+            damaged = damaged_arrays(states, fresh, lambda s: rule._index_bounds(s, sketch),
+                                     (n_problems,), rule._growing_state)
             if damaged:
                 return damaged
         return [f"_units[{key!r}]" for key, value in (self._units or {}).items()

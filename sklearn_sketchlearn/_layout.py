@@ -76,6 +76,13 @@ def out_of_range(bounds):
             if not np.all((low <= values) & (values <= high))]
 
 
+def damaged_arrays(states, reference, index_bounds, problems=(), growing=()):
+    """:func:`misshapen_arrays`, or where there are none (the bounds read the
+    shapes), the names :func:`out_of_range` finds in ``index_bounds(states)``."""
+    return (misshapen_arrays(states, reference, problems, growing)
+            or out_of_range(index_bounds(states)))
+
+
 class StateLayoutMixin:
     """Warn when a pickle of another state layout is loaded, and refuse to learn
     on it (:meth:`_check_state_layout`); it still predicts. Refuse too a loaded
@@ -114,9 +121,9 @@ class StateLayoutMixin:
             self._state_checked = True
 
     def _damaged_state(self):
-        """The names of the state's arrays that differ in kind, dtype or shape
-        from a fresh state's (:func:`misshapen_arrays`), or hold indices out of
-        their range (:func:`out_of_range`)."""
+        """The names of the state's arrays that differ in kind, dtype, order or
+        shape from a fresh state's, or hold indices out of their range
+        (:func:`damaged_arrays`)."""
         raise NotImplementedError
 
     def _layout_message(self):

@@ -23,8 +23,7 @@ from .._layout import (
     STATE_LAYOUT,
     StateLayoutMixin,
     copied,
-    misshapen_arrays,
-    out_of_range,
+    damaged_arrays,
     writable,
 )
 from .._units import map_vectors
@@ -193,8 +192,7 @@ class BaseSketch(StateLayoutMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
     def _damaged_state(self):
         started = type(self)(**self._started_with)  # (the state was built for these)
         fresh = started._kernel_state(self.n_features_in_, None)  # (shapes: no random start)
-        return misshapen_arrays(self._state, fresh) or out_of_range(
-            self._index_bounds(self._state))
+        return damaged_arrays(self._state, fresh, self._index_bounds)
 
     def _index_bounds(self, state):
         """``{name: (values, low, high)}``: the entries of ``state`` (of one

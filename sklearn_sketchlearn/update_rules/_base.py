@@ -121,9 +121,9 @@ class BaseUpdateRule(BaseEstimator):
     * :meth:`_allocate` (state of one binary problem, or of the joint model;
       the arrays named in ``_growing_state`` grow and shrink along their first
       axis with use), :meth:`_index_bounds` (the ranges of the entries its
-      kernel takes as indices), :meth:`_partial_fit` (one compiled call per chunk), :meth:`_coef`
-      (weights in the features the rule learns on), :meth:`_prediction_limit` and
-      :meth:`_clips_to_targets`.
+      kernel takes as indices), :meth:`_partial_fit` (one compiled call per
+      chunk), :meth:`_coef` (weights in the features the rule learns on),
+      :meth:`_prediction_limit` and :meth:`_clips_to_targets`.
     """
 
     _default_sketch = None
