@@ -1,10 +1,10 @@
 """The peers: scikit-learn's SGDClassifier and, when installed, Vowpal Wabbit."""
 
 import os
-import statistics
 import tempfile
 import time
 import warnings
+from contextlib import contextmanager
 
 import numpy as np
 import scipy.sparse as sp
@@ -52,12 +52,15 @@ def write_vw_file(X, y, path):
             handle.write(f"{1 if y[i] > 0 else -1} |f {features}\n")
 
 
-def vw_oja_newton(X, y, sketch_size=10, repeats=3):
+@contextmanager
+def vw_oja_newton(X, y, sketch_size=10):
     """Vowpal Wabbit's ``--OjaNewton`` on ``(X, y)``, read from VW's binary cache.
 
-    Returns ``(seconds per example, start-up seconds)``: the median time of a
-    run minus the median time of a Workspace built without data. None when
-    ``vowpalwabbit`` is not installed.
+    Yields a function that runs VW once and returns ``(seconds per example,
+    start-up seconds)``: the time of the run less that of a Workspace built
+    without data just before it. Yields None when ``vowpalwabbit`` is not
+    installed. The caller times it in turn with the learners it is compared
+    with (run.py's ``interleaved_medians``).
 
     Our learners are timed on arrays already in memory, so VW reads its
     examples from its binary cache, written by an untimed run over the text
@@ -76,7 +79,8 @@ def vw_oja_newton(X, y, sketch_size=10, repeats=3):
     """
     vw = vowpal_wabbit()
     if vw is None:
-        return None
+        yield None
+        return
     bits = max(18, int(np.ceil(np.log2(X.shape[1]))))
     arguments = f"--OjaNewton --sketch_size {sketch_size} --quiet --noconstant -b {bits}"
     with tempfile.TemporaryDirectory() as folder:
@@ -85,15 +89,15 @@ def vw_oja_newton(X, y, sketch_size=10, repeats=3):
         workspace = vw.Workspace(f"{arguments} -d {path} --cache_file {cache}")
         workspace.run_parser()
         workspace.finish()
-        startups, runs = [], []
-        for _ in range(repeats):
+
+        def run():
             start = time.perf_counter()
             vw.Workspace(arguments).finish()
-            startups.append(time.perf_counter() - start)
+            startup = time.perf_counter() - start
             start = time.perf_counter()
             workspace = vw.Workspace(f"{arguments} --cache_file {cache}")
             workspace.run_parser()
             workspace.finish()
-            runs.append(time.perf_counter() - start)
-    startup = statistics.median(startups)
-    return max(statistics.median(runs) - startup, 0.0) / X.shape[0], startup
+            return max(time.perf_counter() - start - startup, 0.0) / X.shape[0], startup
+
+        yield run

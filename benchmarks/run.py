@@ -9,8 +9,9 @@
     python benchmarks/run.py --classes-only   # 20 classes of CSR rows at d = 2^18
 
 Every figure is a median over repeats of one training pass, measured in this
-process next to the peers it is divided by, because these machines are shared
-and noisy: the ratios are the results, the microseconds only their context.
+process next to the peers it is divided by, on the same rows and in rounds that
+time each learner and peer once in turn, because these machines are shared and
+noisy: the ratios are the results, the microseconds only their context.
 Peers: the compiled SON floor (``floor.py``), scikit-learn's SGDClassifier
 (one epoch of ``fit``, and ``partial_fit`` over chunks of 100) and, when the
 ``benchmarks`` extra is installed, Vowpal Wabbit's ``--OjaNewton`` run on a
@@ -19,7 +20,6 @@ data, is reported separately).
 """
 
 import argparse
-import copy
 import json
 import os
 import platform
@@ -30,7 +30,7 @@ import tempfile
 import time
 import tracemalloc
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from functools import partial
 from pathlib import Path
 
@@ -98,25 +98,37 @@ def classifier(rule, sketch, **params):
                                     loss=loss, random_state=0, **params)
 
 
-def median_time(function, repeats):
-    times = []
+def seconds(function, n_examples=1):
+    """The time of ``function()``, per example of ``n_examples``."""
+    start = time.perf_counter()
+    function()
+    return (time.perf_counter() - start) / n_examples
+
+
+def interleaved_medians(timers, repeats):
+    """``name -> median`` of what each timer returns (a number, or a tuple of
+    them) over ``repeats`` rounds, each round calling every timer once in
+    turn: a busy minute of the shared machine then falls on the learners and
+    the peers they are divided by alike, where timing each's repeats in a row
+    set them minutes apart."""
+    results = {name: [] for name in timers}
     for _ in range(repeats):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        for name, timer in timers.items():
+            results[name].append(timer())
+    return {name: np.median(np.array(values), axis=0) for name, values in results.items()}
 
 
 def one_pass(make, X, y):
     return lambda: make().partial_fit(X, y, classes=np.unique(y))
 
 
-def per_example(make, X, y, repeats, budget):
-    """Median seconds per example of one pass, on as many rows as fit the budget."""
+def pass_timer(make, X, y):
+    """A timer of one ``partial_fit`` pass of a fresh model over every row of
+    ``(X, y)``, per example: every learner is timed on the rows its peers are
+    (on fewer rows a slow learner's fixed costs weighed more, ADA-FULL's 26%
+    more an example on 512 rows than on 2,048)."""
     one_pass(make, X[:64], y[:64])()  # compile (or load from the cache)
-    estimate = median_time(one_pass(make, X[:256], y[:256]), 1) / 256
-    n = int(np.clip(budget / max(estimate, 1e-9), 256, X.shape[0]))
-    return median_time(one_pass(make, X[:n], y[:n]), repeats) / n
+    return partial(seconds, one_pass(make, X, y), X.shape[0])
 
 
 def dense_problem(n, d, seed=0):
@@ -130,32 +142,32 @@ def dense_section(config, log):
     rows, peers = [], {}
     for d in config["dims"]:
         X, y = dense_problem(config["rows"][d], d)
-        n_peer = X.shape[0]
-        peers[d] = {
-            "SGD epoch": median_time(partial(sgd_epoch, X, y), config["repeats"]) / n_peer,
-            "SGD partial_fit (chunks of 100)":
-                median_time(partial(sgd_partial_fit, X, y), config["repeats"]) / n_peer,
-        }
+        n, targets = X.shape[0], y.astype(float)
+        timers = {"SGD epoch": partial(seconds, partial(sgd_epoch, X, y), n),
+                  "SGD partial_fit (chunks of 100)":
+                      partial(seconds, partial(sgd_partial_fit, X, y), n)}
         for m in config["sizes"]:
-            run_floor(X[:8], y[:8].astype(float), m)
-            peers[d][f"floor m={m}"] = median_time(
-                partial(run_floor, X, y.astype(float), m), config["repeats"]) / n_peer
-        vw = vw_oja_newton(X[: config["vw_rows"][d]], y[: config["vw_rows"][d]], 10,
-                           config["repeats"]) if config["vw"] else None
+            run_floor(X[:8], targets[:8], m)
+            timers[f"floor m={m}"] = partial(seconds, partial(run_floor, X, targets, m), n)
+        learners = {(name, m): pass_timer(partial(classifier, rule, sketch), X, y)
+                    for m in config["sizes"]
+                    for name, (rule, sketch) in sketched_learners(m, config["learners"]).items()}
+        learners.update({(name, None): pass_timer(partial(classifier, rule, sketch), X, y)
+                         for name, (rule, sketch) in other_learners(
+                             d, config["learners"]).items()})
+        rows_vw = config["vw_rows"][d]
+        with vw_oja_newton(X[:rows_vw], y[:rows_vw], 10) if config["vw"] else (
+                nullcontext()) as vw:
+            if vw is not None:
+                timers["VW"] = vw
+            medians = interleaved_medians({**timers, **learners}, config["repeats"])
         if vw is not None:
-            peers[d]["VW --OjaNewton m=10"] = vw[0]
-            peers[d]["VW start-up (s, not per example)"] = vw[1]
-        for m in config["sizes"]:
-            for name, (rule, sketch) in sketched_learners(m, config["learners"]).items():
-                cost = per_example(partial(classifier, rule, sketch), X, y, config["repeats"],
-                                   config["budget"])
-                rows.append({"learner": name, "d": d, "m": m, "us": cost * 1e6})
-                log(f"  d={d:<5d} m={m:<3d} {name:16s} {cost * 1e6:9.2f} us")
-        for name, (rule, sketch) in other_learners(d, config["learners"]).items():
-            cost = per_example(partial(classifier, rule, sketch), X, y, config["repeats"],
-                               config["budget"])
-            rows.append({"learner": name, "d": d, "m": None, "us": cost * 1e6})
-            log(f"  d={d:<5d}       {name:16s} {cost * 1e6:9.2f} us")
+            medians["VW --OjaNewton m=10"], medians["VW start-up (s, not per example)"] = (
+                medians.pop("VW"))
+        peers[d] = {name: medians[name] for name in medians if isinstance(name, str)}
+        for name, m in learners:
+            rows.append({"learner": name, "d": d, "m": m, "us": medians[name, m] * 1e6})
+            log(f"  d={d:<5d} m={m or '-':<3} {name:16s} {rows[-1]['us']:9.2f} us")
     return rows, peers
 
 
@@ -203,11 +215,11 @@ def tau_section(config, log):
              + "".join(f" {f'{b}/{a}':>8s}" for a, b in zip(taus[:-1], taus[1:], strict=True))]
     for d in config["dims"]:
         X, y = dense_problem(config["rows"][d], d)
-        costs = []
-        for tau in taus:
-            make = partial(classifier, AdaFD(), FrequentDirections(tau, fast=True))
-            costs.append(per_example(make, X, y, config["repeats"], config["budget"]))
-            log(f"  d={d:<5d} tau={tau:<3d} ADA-FFD {costs[-1] * 1e6:9.2f} us")
+        costs = list(interleaved_medians(
+            {tau: pass_timer(partial(classifier, AdaFD(), FrequentDirections(tau, fast=True)),
+                             X, y) for tau in taus}, config["repeats"]).values())
+        for tau, cost in zip(taus, costs, strict=True):
+            log(f"  d={d:<5d} tau={tau:<3d} ADA-FFD {cost * 1e6:9.2f} us")
         ratios = [b / a for a, b in zip(costs[:-1], costs[1:], strict=True)]
         lines.append(f"  {d:5d} " + " ".join(f"{c * 1e6:9.2f}" for c in costs)
                      + "".join(f" {r:8.2f}" for r in ratios))
@@ -226,34 +238,41 @@ def sparse_problem(n, d, nnz, seed=1):
 CALL_ROWS = 1_000
 
 
-def streaming_cost(make, X, y, repeats, classes=(0, 1)):
-    """``(seconds per example, start-up seconds)`` of streaming CSR rows: a model
-    started (timed apart, as Vowpal Wabbit's start-up is: a sketch's initial
-    state, Oja's orthonormal rows, is O(m d)) on 64 rows learns the rest in
-    ``partial_fit`` calls of :data:`CALL_ROWS`; the median over ``repeats`` of
-    that time per row. Everything a user pays per row is in it, spread over
-    the rows: each call's own O(m d) cost (the all-or-nothing copy of the
-    state, ``coef_``) and the amortised work (a Frequent Directions sketch's
-    sweep over every column once every ``sqrt(d / m)`` rewriting shrinks),
-    which the slope of one call's time against its rows would miss or
-    double-count. The chunks are cut before the clock starts, as a stream's
-    arrive cut (a CSR slice costs tens of microseconds, a dense one nothing)."""
-    start = time.perf_counter()
-    started = make().partial_fit(X[:64], y[:64], classes=classes)
-    startup = time.perf_counter() - start
+def streaming_timer(make, X, y, classes=(0, 1)):
+    """A timer of streaming CSR rows, returning ``(seconds per example,
+    start-up seconds)``: a fresh model started (timed apart, as Vowpal
+    Wabbit's start-up is: a sketch's initial state, Oja's orthonormal rows, is
+    O(m d)) on 64 rows learns the rest in ``partial_fit`` calls of
+    :data:`CALL_ROWS`, that time per row. Everything a user pays per row is in
+    it, spread over the rows: each call's own O(m d) cost (the all-or-nothing
+    copy of the state, ``coef_``) and the amortised work (a Frequent
+    Directions sketch's sweep over every column once every ``sqrt(d / m)``
+    rewriting shrinks), which the slope of one call's time against its rows
+    would miss or double-count. The chunks are cut before the clock starts, as
+    a stream's arrive cut (a CSR slice costs tens of microseconds, a dense one
+    nothing). One model at a time is held: at d = 1e6 a model is up to 1 GB."""
     n_rows = X.shape[0] - 64
     chunks = [(X[first:first + CALL_ROWS], y[first:first + CALL_ROWS])
               for first in range(64, X.shape[0], CALL_ROWS)]
 
     def stream():
-        model = copy.deepcopy(started)
+        start = time.perf_counter()
+        model = make().partial_fit(X[:64], y[:64], classes=classes)
+        startup = time.perf_counter() - start
         begin = time.perf_counter()
         for rows, labels in chunks:
             model.partial_fit(rows, labels)
-        return (time.perf_counter() - begin) / n_rows
+        return (time.perf_counter() - begin) / n_rows, startup
 
-    copy.deepcopy(started).partial_fit(X[64:80], y[64:80])  # compile (or load) the kernels
-    return statistics.median(stream() for _ in range(repeats)), startup
+    make().partial_fit(X[:64], y[:64], classes=classes).partial_fit(
+        X[64:80], y[64:80])  # compile (or load) the kernels
+    return stream
+
+
+def streaming_cost(make, X, y, repeats, classes=(0, 1)):
+    """The median over ``repeats`` of :func:`streaming_timer`'s times."""
+    return tuple(interleaved_medians({"": streaming_timer(make, X, y, classes)},
+                                     repeats)[""])
 
 
 def quotient(a, b):
@@ -284,18 +303,22 @@ def sparse_section(config, log):
     for nnz in nnzs:
         for d in dims:
             X, y = sparse_problem(n, d, nnz)
-            if config["vw"]:
-                result = vw_oja_newton(X, y, m, config["repeats"])
-                if result is not None:
-                    vw[nnz, d] = result[0]
+            timers = {}
             for name, (rule, sketch) in sparse_learners(m).items():
                 make = partial(classifier, rule, sketch)
-                costs[name, nnz, d], startups[name, nnz, d] = streaming_cost(
-                    make, X, y, config["repeats"])
+                timers[name] = streaming_timer(make, X, y)
                 model = make().partial_fit(X[:64], y[:64], classes=[0, 1])
                 memory[name, d] = sum(value.nbytes for value in model._state.values())
-                log(f"  CSR s={nnz:<4d} d={d:<8d} {name:16s} "
-                    f"{costs[name, nnz, d] * 1e6:9.2f} us")
+                del model
+            with vw_oja_newton(X, y, m) if config["vw"] else nullcontext() as vw_run:
+                if vw_run is not None:
+                    timers["VW --OjaNewton"] = vw_run
+                medians = interleaved_medians(timers, config["repeats"])
+            if vw_run is not None:
+                vw[nnz, d] = medians.pop("VW --OjaNewton")[0]
+            for name, (cost, startup) in medians.items():
+                costs[name, nnz, d], startups[name, nnz, d] = cost, startup
+                log(f"  CSR s={nnz:<4d} d={d:<8d} {name:16s} {cost * 1e6:9.2f} us")
     head = "".join(f" {'d=' + format(d, '.0e'):>9s}" for d in dims)
     lines = [f"n={n} rows, m={m}: us per example streamed in partial_fit calls of "
              f"{CALL_ROWS} rows (every call's own cost included; the start-up apart)",
@@ -364,6 +387,18 @@ def sparse_form_from(factor):
         SketchedOnlineNewton._SPARSE_FORM_FROM = default
 
 
+def in_form(factor, make_timer, *args):
+    """``make_timer(*args)``, compiled and timed where CSR rows take the sparse form
+    from ``d >= factor (m + s)`` (see :func:`sparse_form_from`)."""
+    with sparse_form_from(factor):
+        timer = make_timer(*args)
+
+    def timed():
+        with sparse_form_from(factor):
+            return timer()
+    return timed
+
+
 def a9a_rows():
     """a9a's training file, CSR (``../shared/datasets`` or ``SKETCHLEARN_DATASETS``), or None."""
     default = Path(__file__).resolve().parents[2] / "shared" / "datasets"
@@ -393,10 +428,9 @@ def form_section(config, log):
         for d in config["form_dims"]:
             X, y = sparse_problem(n, d, nnz)
             make = partial(classifier, rule, sketch)
-            times = []
-            for factor in (0.0, np.inf):
-                with sparse_form_from(factor):
-                    times.append(streaming_cost(make, X, y, config["repeats"])[0])
+            medians = interleaved_medians({factor: in_form(factor, streaming_timer, make, X, y)
+                                           for factor in (0.0, np.inf)}, config["repeats"])
+            times = [cost for cost, _ in medians.values()]
             cells.append(f"{times[0] * 1e6:.2f}/{times[1] * 1e6:.2f} ({quotient(*times)})")
             log(f"  forms d={d:<6d} {name:16s} {cells[-1]}")
         lines.append(f"{name:16s}" + "".join(f" {cell:>20s}" for cell in cells))
@@ -410,9 +444,11 @@ def form_section(config, log):
               f"partial_fit call and streamed in calls of {CALL_ROWS} rows"]
     for name, (rule, sketch) in scaled.items():
         make = partial(classifier, rule, sketch)
-        whole = [median_time(one_pass(make, rows, y), config["repeats"]) / X.shape[0]
-                 for rows in (X, dense)]
-        streamed = [streaming_cost(make, rows, y, config["repeats"])[0] for rows in (X, dense)]
+        whole = interleaved_medians({kind: pass_timer(make, rows, y) for kind, rows in
+                                     (("CSR", X), ("dense", dense))}, config["repeats"])
+        streamed = interleaved_medians({kind: streaming_timer(make, rows, y) for kind, rows in
+                                        (("CSR", X), ("dense", dense))}, config["repeats"])
+        whole, streamed = whole.values(), [cost for cost, _ in streamed.values()]
         lines.append(f"{name:16s} " + "   ".join(
             f"{a * 1e6:.2f}/{b * 1e6:.2f} ({quotient(a, b)})" for a, b in (whole, streamed)))
     return lines
@@ -432,8 +468,8 @@ def chunking_section(config):
     for d in config["dims"][:2]:
         X, y = dense_problem(config["rows"][d], d)
         one_pass(make, X, y)()
-        ratios = [median_time(partial(in_chunks, make, X, y), 1)
-                  / median_time(one_pass(make, X, y), 1) for _ in range(config["repeats"])]
+        ratios = [seconds(partial(in_chunks, make, X, y))
+                  / seconds(one_pass(make, X, y)) for _ in range(config["repeats"])]
         lines.append(f"  d={d:<5d} {statistics.median(ratios):.2f}")
     return lines
 
@@ -458,8 +494,8 @@ def threads_section(config):
         with ThreadPoolExecutor(n_workers) as pool:
             list(pool.map(lambda _: run_floor(X, targets, 10), range(10)))
 
-    pairs = [[median_time(one_pass(makers[n_jobs], X, y), 1) for n_jobs in (1, 2)]
-             + [median_time(partial(floors, n_workers), 1) for n_workers in (1, 2)]
+    pairs = [[seconds(one_pass(makers[n_jobs], X, y)) for n_jobs in (1, 2)]
+             + [seconds(partial(floors, n_workers)) for n_workers in (1, 2)]
              for _ in range(2 * config["repeats"] + 1)]
     one, two = np.median(pairs, axis=0)[:2]
     ours = [p[0] / p[1] for p in pairs]
@@ -565,7 +601,7 @@ CONFIGS = {
         "dims": [100, 1000, 5000], "sizes": [5, 10, 20], "taus": [10, 20, 40],
         "rows": {100: 20_000, 1000: 4_000, 5000: 1_000}, "vw_rows": {100: 50_000,
                                                                      1000: 8_000, 5000: 2_000},
-        "repeats": 3, "budget": 0.25, "vw": True, "sparse_rows": 20_000,
+        "repeats": 3, "vw": True, "sparse_rows": 20_000,
         "sparse_dims": [10_000, 100_000, 1_000_000], "sparse_nnz": [10, 50, 200],
         "form_dims": [60, 120, 250, 500, 1000], "form_nnz": 14,
         "threads": (4_000, 1000), "memory_d": 500, "memory_rows": [16_384, 65_536],
@@ -575,7 +611,7 @@ CONFIGS = {
     "quick": {
         "dims": [40, 80], "sizes": [5], "taus": [3, 6], "rows": {40: 400, 80: 400},
         "vw_rows": {40: 400, 80: 400},
-        "repeats": 1, "budget": 0.01, "vw": True, "sparse_rows": 400,
+        "repeats": 1, "vw": True, "sparse_rows": 400,
         "sparse_dims": [500, 5_000], "sparse_nnz": [5], "form_dims": [40, 400], "form_nnz": 5,
         "threads": (300, 40), "memory_d": 40, "memory_rows": [256, 1024],
         "classes": 3, "classes_rows": 300, "classes_dims": [2_000],
