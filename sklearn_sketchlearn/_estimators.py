@@ -672,9 +672,11 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
                                                             class_weight)
                     target_limits = self._block_target_limits(block_labels)
                     # (the kernels take the loss's slope at the prediction clipped
-                    # there, in the units they learn in: see _losses.loss_point)
+                    # there, in the units they learn in: see _losses.loss_point;
+                    # SON at the prediction itself, see its _loss_at_clip)
                     kernel_limits = np.empty(order.size)
-                    kernel_limits[:] = target_limits / target_scale
+                    kernel_limits[:] = (target_limits / target_scale
+                                        if self.update_rule_._loss_at_clip else np.inf)
                     settings = ChunkSettings(bool(self.fit_intercept),
                                              float(self._epsilon()) / target_scale,
                                              self._n_positive, sparse_data,
@@ -2225,10 +2227,10 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
     # stream and after it, within this many times the largest |y - y_0| learned,
     # y_0 the targets' offset: on heavy-tailed features, whose outliers take a
     # linear model's predictions far past any target, the clip, with the loss
-    # taken at the clipped prediction (the kernels' limits), took one pass of
-    # ADA-FD and AdaGrad from R^2 0.49-0.55 to 0.56-0.60 and SON's past Ridge's
-    # (the user guide, *Bound*); twice, so that a target beyond those learned is
-    # still reached
+    # taken at the clipped prediction (the kernels' limits; SON's at the
+    # prediction, its _loss_at_clip), took one pass of ADA-FD and AdaGrad from
+    # R^2 0.49-0.55 to 0.56-0.60 and SON's past Ridge's (the user guide,
+    # *Bound*); twice, so that a target beyond those learned is still reached
     _TARGET_BOUND = 2.0
     # The examples a stream's trial of a rule's setting lasts (see _trial)
     _TRIAL_EXAMPLES = REGRESSOR_TRIAL_EXAMPLES

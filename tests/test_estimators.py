@@ -1440,3 +1440,24 @@ def test_a_centred_model_predicts_csr_rows_from_every_feature(rule, sketch):
     rows = X[290:]
     predicted = model.predict(rows)
     np.testing.assert_allclose(predicted, rows @ model.coef_ + model.intercept_, rtol=1e-12)
+
+
+@pytest.mark.parametrize("columns", [slice(0, 1), slice(None)], ids=["one", "every"])
+def test_a_regressor_follows_units_that_change_mid_stream(columns):
+    # features in metres, then in millimetres halfway through a stream (and in
+    # the test rows): the running units move, keeping the function learned,
+    # which is now 1,000 times too large along them. SON takes the loss at its
+    # prediction, not at the targets' clip of it, so its Newton steps undo
+    # that at once; with the loss at the clip its slope stayed bounded while
+    # its curvature grew, and this pass ended at R^2 -61 (-55 with every
+    # feature)
+    X, y = make_regression(5200, 20, n_informative=10, noise=5, random_state=0)
+    X_train, y_train, X_test, y_test = X[:4200].copy(), y[:4200], X[4200:].copy(), y[4200:]
+    X_train[2100:, columns] *= 1000.0
+    X_test[:, columns] *= 1000.0
+    model = SketchedOnlineRegressor(random_state=0)
+    for begin in range(0, 4200, 100):
+        model.partial_fit(X_train[begin:begin + 100], y_train[begin:begin + 100])
+    reference = Ridge().fit(X_train, y_train).score(X_test, y_test)
+    assert reference > 0.99
+    assert model.score(X_test, y_test) > reference - 0.01

@@ -198,9 +198,11 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
         the projection. ``'auto'`` leaves classification margins (and so
         probabilities) free, and clips a regressor's predictions at twice the
         largest ``|y - y_0|`` learned so far without projecting the weights,
-        which learn from the loss at the clipped prediction (on heavy-tailed
+        which learn from the loss at the prediction itself (on heavy-tailed
         features the projection at each outlier row cost one pass up to 0.08
-        of R^2, and the clip passed ``Ridge``; see the user guide, *Bound*):
+        of R^2, and the clip passed ``Ridge``; the loss at the clipped
+        prediction held a model whose features changed units mid-stream at
+        R^2 -61; see the user guide, *Bound*):
         a regressor learns its targets less their offset ``y_0``,
         the median of the first ten (see its ``fit_intercept``), and every
         bound holds around it, ``|prediction - y_0| <= C``. The SON and RFD
@@ -527,6 +529,19 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
     # latest's; the weights then stay, so steps shrink again.
     _PASS_WEIGHT_GROWS_UNTIL = 52
     _sketch_use = "optional"
+    # A regressor's SON takes the loss at the prediction, not at its clip: a
+    # clipped slope is bounded while the curvature keeps growing, so a model
+    # whose predictions leave the targets' range stays there. One feature's
+    # units times 1,000 halfway through a stream (make_regression, 20
+    # features, three seeds) held one pass at R^2 -91, -57 and -52, unchanged
+    # after 4,200 more rows in the new units; every feature times 100: -76,
+    # -45, -42; with the loss at the prediction 0.999 (Ridge 0.999). A
+    # corrupt cell is the prior step's (units_prior_step), and scored the same
+    # either way (diabetes with a BMI of 99,999: 0.359, 0.402, 0.372; 1e6
+    # among 400 features: 0.930, 0.923); heavy-tailed rows lost 0.004-0.015
+    # (12 lognormal features, four seeds: 0.545-0.576 against 0.549-0.591,
+    # Ridge 0.537-0.555; the user guide, *Bound*)
+    _loss_at_clip = False
     # (no running units of the estimator's move the state before the kernel)
     _saves_in_kernel = True
     # 'auto' alpha: a fraction of the curvature seen (adaptive ridge), the prior's
