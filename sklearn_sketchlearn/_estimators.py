@@ -1381,7 +1381,12 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         across multiple function calls.
     warm_start : bool, default=False
         If True, :meth:`fit` continues from the fitted state (weights, sketch,
-        counters) instead of starting over.
+        counters) instead of starting over. The state was built for the
+        ``update_rule``, ``sketch``, ``loss`` and ``fit_intercept`` of the
+        first fit: after any of them changed (a hyperparameter of the rule or
+        the sketch too), a warm fit raises rather than continue a state they
+        no longer describe, where ``SGDClassifier`` takes its ``coef_`` as a
+        starting point; fit each value of a path over ``alpha`` afresh.
     n_jobs : int or None, default=None
         Threads for the classes' problems of a multi-class model. Results do
         not depend on it.
@@ -2048,7 +2053,11 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
         Shuffling and the random parts of sketches. Pass an int for
         reproducible output across multiple function calls.
     warm_start : bool, default=False
-        If True, :meth:`fit` continues from the fitted state.
+        If True, :meth:`fit` continues from the fitted state, which was built
+        for the ``update_rule``, ``sketch``, ``loss`` and ``fit_intercept``
+        of the first fit: after any of them changed (a hyperparameter of the
+        rule or the sketch too), a warm fit raises, where ``SGDRegressor``
+        takes its ``coef_`` as a starting point.
     n_jobs : int or None, default=None
         Accepted for API symmetry; a regression problem is a single problem.
     verbose : int, default=0
