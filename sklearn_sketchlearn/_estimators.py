@@ -317,9 +317,14 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
                                      (n_problems,), rule._growing_state)
             if damaged:
                 return damaged
-        return [f"_units[{key!r}]" for key, value in (self._units or {}).items()
-                if isinstance(value, np.ndarray) and (value.shape != (self.n_features_in_,)
-                                                      or value.dtype != np.float64)]
+        if self._units is None:
+            return []
+        reference = _units.new_units(  # (as _start made them)
+            self.n_features_in_, bool(self._units.get("center_features")),
+            rule._centers_mostly_zero,
+            robust_targets=not is_classifier(self) and not LOSSES[self._loss_name].has_curvature,
+            rare_lift=rule._rare_feature_lift if is_classifier(self) else 0.0)
+        return [f"_units[{key!r}]" for key in _units.damaged_units(self._units, reference)]
 
     def _state_params(self):
         """The parameters the fitted state depends on, comparable across calls.

@@ -55,14 +55,15 @@ def misshapen_arrays(states, reference, problems=(), growing=()):
     ``problems`` (the shape of the problems stacked in ``states``, or ``()``),
     and the names of ``reference`` that ``states`` lacks. The ``growing``
     arrays may hold any number of entries along their first axis of
-    ``reference``'s."""
+    ``reference``'s, the same number each (the first's)."""
     names = sorted(set(states) ^ set(reference))
+    grown = None  # (the growing arrays' number of entries)
     for key in sorted(set(states) & set(reference)):
         value, expected = states[key], reference[key]
         shape = (*problems, *expected.shape)
         if key in growing and isinstance(value, np.ndarray) and value.ndim == len(shape):
-            shape = (*shape[:len(problems)], value.shape[len(problems)],
-                     *shape[len(problems) + 1:])
+            grown = value.shape[len(problems)] if grown is None else grown
+            shape = (*shape[:len(problems)], grown, *shape[len(problems) + 1:])
         if (not isinstance(value, np.ndarray) or value.dtype != expected.dtype
                 or value.shape != shape or not value.flags.c_contiguous):
             names.append(key)
@@ -115,8 +116,8 @@ class StateLayoutMixin:
                     f"This {type(self).__name__} was loaded with a damaged state: "
                     f"{', '.join(damaged)} are not what it allocates for its "
                     "parameters and features, and its compiled code would read them "
-                    "out of bounds. It predicts as saved (if the pickle holds its "
-                    "coefficients); call fit to start over."
+                    "out of bounds. Call fit to start over (an estimator's pickle still "
+                    "predicts from the coefficients it holds)."
                 )
             self._state_checked = True
 

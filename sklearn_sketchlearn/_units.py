@@ -184,6 +184,32 @@ def new_units(n_features, center, center_mostly_zero=True, robust_targets=False,
     }
 
 
+def damaged_units(units, reference):
+    """The entries of a loaded model's ``units`` that are not of the kind of
+    ``reference``'s (:func:`new_units` of the same stream): missing or extra
+    keys, arrays of another shape or dtype, numbers that are not finite real
+    numbers, or negative where they count or scale (every number but the
+    log median's); the targets' scale, which the kernels take as a float,
+    must be a positive one."""
+    names = sorted(set(units) ^ set(reference))
+    for key in sorted(set(units) & set(reference)):
+        value, expected = units[key], reference[key]
+        if isinstance(expected, np.ndarray):
+            damaged = (not isinstance(value, np.ndarray) or value.shape != expected.shape
+                       or value.dtype != expected.dtype)
+        elif isinstance(expected, bool):
+            damaged = not isinstance(value, (bool, np.bool_))
+        else:
+            damaged = (not isinstance(value, (int, float, np.integer, np.floating))
+                       or isinstance(value, (bool, np.bool_)) or not np.isfinite(value)
+                       or (value < 0 and key != "target_log_median")
+                       or (key == "target_scale"
+                           and not (isinstance(value, (float, np.floating)) and value > 0)))
+        if damaged:
+            names.append(key)
+    return names
+
+
 def weight_unit(units):
     """The examples' mean weight in ``units`` (those of positive weight; 1
     without running units or before any): the unit of a gradient's size,

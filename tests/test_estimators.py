@@ -355,15 +355,28 @@ def damages(model):
         found["a rival's weights cut"] = cut("weights", lambda m: m._trial.rivals[0]["_state"])
     if model._units is not None:
         found["a unit cut"] = cut("scale", lambda m: m._units)
+        found["a unit missing"] = lambda m: m._units.pop("scale")
+        found["the targets' scale an int"] = lambda m: m._units.update(target_scale=2**62)
     if isinstance(model.sketch_, FrequentDirections):  # rows in use past the buffer
         found["counts past the buffer"] = set_entry(
             "counts", (0, 0), lambda s: s["rows"].shape[1] + 1)
+        # (the next row is written at counts[0]: a full buffer is no resting
+        # state, but under ADA-FFD's dual step, tested below)
+        if not (isinstance(model.update_rule_, AdaFD) and model.update_rule_.form == "dual"
+                and model.sketch_.fast):
+            found["a full buffer"] = set_entry("counts", (0, 0), lambda s: s["rows"].shape[1])
     if state.get("touched", np.empty((1, 0))).shape[1]:  # listed past the list, the weights
         found["touched listed past its end"] = set_entry(
             "form", (0, TOUCHED), lambda s: s["touched"].shape[1] + 1)
         found["a touched column past the weights"] = lambda m: (
             m._state["form"].__setitem__((0, TOUCHED), 1),
             m._state["touched"].__setitem__((0, 0), m._state["weights"].shape[1]))
+        # (each listed once: a column listed twice lets the list outgrow its room)
+        found["touched listed to its end"] = set_entry(
+            "form", (0, TOUCHED), lambda s: s["touched"].shape[1])
+    if state.get("maps", np.empty((1, 0))).shape[1]:  # the versions' two arrays unequal
+        found["a version's fold missing"] = lambda m: m._state.update(
+            folds=np.ascontiguousarray(m._state["folds"][:, :-1]))
     # (a kernel compiled for C order compiled again for another, or refused it)
     found["weights not contiguous"] = lambda m: m._state.update(
         weights=np.repeat(m._state["weights"], 2, axis=-1)[..., ::2])
@@ -373,6 +386,24 @@ def damages(model):
         found["a version ahead"] = set_entry(
             "versions", (0, 0), lambda s: s["form"][0, VERSION] + 1)
     return found
+
+
+def test_a_full_buffer_of_ada_ffds_dual_step_loads_and_continues(stream):
+    # its dual step defers a full buffer's shrink past the next prediction: the
+    # one learner whose FD buffer rests full (every other's is refused, above)
+    X, y = stream[0], (stream[1] > 0).astype(int)
+    model = SketchedOnlineClassifier(AdaFD(form="dual"), sketch=FrequentDirections(2, fast=True),
+                                     random_state=0)
+    full = 0
+    for begin in range(0, 120, 5):
+        model.partial_fit(X[begin:begin + 5], y[begin:begin + 5], classes=[0, 1])
+        if model._state["counts"][0, 0] == model._state["rows"].shape[1]:
+            full += 1
+            loaded = pickle.loads(pickle.dumps(model))
+            np.testing.assert_array_equal(
+                loaded.partial_fit(X[120:], y[120:]).coef_,
+                copy_module.deepcopy(model).partial_fit(X[120:], y[120:]).coef_)
+    assert full >= 3
 
 
 @pytest.mark.parametrize(("name", "layout"), [

@@ -247,7 +247,7 @@ def sparse_update(columns, weights, sketch_weights, cols, vals, nnz, x_coefficie
     slot_shifts_i x`` and ``Z[appended] = appended_scale x`` with ``w`` kept
     (``w_bar -= (shifts^T b) x``); an appended row's new columns are listed in
     ``touched`` (its slots past ``top`` were empty). Returns whether every value
-    written is finite."""
+    written is finite (False too where ``touched`` has no room left)."""
     shifted = False
     for i in range(n_slots):
         sketch_weights[i] += slot_coefficients[i]
@@ -271,6 +271,10 @@ def sparse_update(columns, weights, sketch_weights, cols, vals, nnz, x_coefficie
             for i in range(top, appended):
                 fresh = fresh and column[i] == 0.0
             if fresh:
+                if n_touched == touched.shape[0]:
+                    # (no room: the count is not the state's own, whose columns
+                    # are listed once each; a failure leaves the model as it was)
+                    return False
                 touched[n_touched] = j
                 n_touched += 1
             column[appended] = appended_scale * value

@@ -171,20 +171,24 @@ class BaseSketch(StateLayoutMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
                 if name != "random_state"}
 
     def _check_fitted(self):
-        """Raise unless the sketch is fitted with the parameters it has now: its
-        state was built for them (a larger ``sketch_size`` set between calls
-        made the kernels write past the buffer)."""
+        """Raise unless the sketch is fitted with the parameters it has now (its
+        state was built for them: a larger ``sketch_size`` set between calls
+        made the kernels write past the buffer), and, loaded with a state of
+        this layout, undamaged (:meth:`_check_state_layout`; a state of
+        another layout is read as it was saved, but not learned on): every
+        method that reads the state calls this first."""
         check_is_fitted(self)
         started = getattr(self, "_started_with", None)  # (None: pickled before it was kept)
-        if started is None:
-            return
-        params = self._state_params()
-        changed = [name for name in params if params[name] != started[name]]
-        if changed:
-            raise ValueError(
-                f"{' and '.join(changed)} changed since the sketch was started, and its "
-                "fitted state depends on them; call fit to start over (or set them back)."
-            )
+        if started is not None:
+            params = self._state_params()
+            changed = [name for name in params if params[name] != started[name]]
+            if changed:
+                raise ValueError(
+                    f"{' and '.join(changed)} changed since the sketch was started, and its "
+                    "fitted state depends on them; call fit to start over (or set them back)."
+                )
+        if self._state_layout == STATE_LAYOUT:
+            self._check_state_layout()
 
     def _check_n_features(self, n_features):
         """Raise if the sketch cannot be built on ``n_features`` columns."""

@@ -129,7 +129,9 @@ class FrequentDirections(BaseSketch):
         return state["counts"][0]
 
     def _index_bounds(self, state):
-        return {"counts": (state["counts"][..., 0], 0, state["rows"].shape[-2])}
+        # (the kernels write the next row at counts[0] and shrink a buffer that
+        # fills: at rest one row is free, but under ADA-FFD's dual step)
+        return {"counts": (state["counts"][..., 0], 0, state["rows"].shape[-2] - 1)}
 
     def _move_columns(self, state, change):
         super()._move_columns(state, change)

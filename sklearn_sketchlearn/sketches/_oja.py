@@ -173,6 +173,10 @@ class OjaSketch(BaseSketch):
 
     _kind = OJA
 
+    def _index_bounds(self, state):
+        # (t, whose step size and eigenvalue scale a negative one turns to nonsense)
+        return {"counts": (state["counts"][..., 0], 0, np.inf)}
+
     def _kernel_state(self, n_features, random_state):
         state = super()._kernel_state(n_features, random_state)
         if random_state is not None:  # (O(m^2 d), which a check of the shapes skips)

@@ -89,6 +89,10 @@ class RandomProjectionSketch(BaseSketch):
     # block of a longer stream sketched in parallel (sketch_dask_array).
     _first_row = 0
 
+    def _index_bounds(self, state):
+        # (the stream's row, and the seed: the i-th row's random signs)
+        return {"counts": (state["counts"][..., :2], 0, np.inf)}
+
     def _kernel_state(self, n_features, random_state):
         state = super()._kernel_state(n_features, random_state)
         state["counts"][0] = self._first_row

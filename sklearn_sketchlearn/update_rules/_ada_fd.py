@@ -195,6 +195,15 @@ class AdaFD(SparseFormRule, BaseUpdateRule):
         self.limit_steps = limit_steps
         self.feature_scaling = feature_scaling
 
+    def _index_bounds(self, states, sketch):
+        bounds = super()._index_bounds(states, sketch)
+        if self.form == "dual" and getattr(sketch, "fast", False):
+            # (its dual step defers a full buffer's shrink past the next
+            # prediction: the kernels shrink it before they append)
+            counts, low, high = bounds["counts"]
+            bounds["counts"] = (counts, low, high + 1)
+        return bounds
+
     def _allocate(self, sketch, n_features, loss, random_state, n_outputs):
         state = sketch._kernel_state(n_features, random_state)
         state["weights"] = np.zeros(n_features)

@@ -195,6 +195,10 @@ class SDROGD(BaseUpdateRule):
             return None
         return super()._tried_values(sketch, sparse_data)
 
+    def _index_bounds(self, states, sketch):
+        # (the examples of the mini-batch under way and those before it)
+        return {**super()._index_bounds(states, sketch), "steps": (states["steps"], 0, np.inf)}
+
     def _allocate(self, sketch, n_features, loss, random_state, n_outputs):
         if sketch is None:
             state = empty_sketch_state(n_features)

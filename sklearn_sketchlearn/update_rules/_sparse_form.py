@@ -75,11 +75,19 @@ class SparseFormRule:
     def _index_bounds(self, states, sketch):
         form, touched = states["form"], states["touched"]
         listed = np.arange(touched.shape[1]) < form[:, TOUCHED, np.newaxis]
+        columns = np.where(listed, touched, 0)
+        # a column listed twice is out of range: the kernel lists each column
+        # an appended row makes non-zero once, so that every column fits in
+        # touched's room, and past a repeat it would write beyond it
+        for problem, count in enumerate(np.clip(form[:, TOUCHED], 0, touched.shape[1])):
+            first = np.unique(touched[problem, :count], return_index=True)[1]
+            columns[problem, np.setdiff1d(np.arange(count), first)] = -1
         return {
             **super()._index_bounds(states, sketch),
-            "form": (form[:, [TOP, TOUCHED, VERSION]], 0,
-                     [states["rows"].shape[1], touched.shape[1], states["maps"].shape[1]]),
-            "touched": (np.where(listed, touched, 0), 0, states["weights"].shape[1] - 1),
+            "form": (form[:, [SPARSE, CARRY, TOP, TOUCHED, VERSION]], 0,
+                     [1, 1, states["rows"].shape[1], touched.shape[1],
+                      states["maps"].shape[1]]),
+            "touched": (columns, 0, states["weights"].shape[1] - 1),
             "versions": (states["versions"], ZERO_COLUMN, form[:, VERSION, np.newaxis]),
         }
 

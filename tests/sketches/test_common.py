@@ -278,13 +278,23 @@ def test_a_damaged_pickle_is_refused_before_a_kernel_reads_it(sketch, stream):
     if isinstance(sketch, FrequentDirections):  # rows in use past the buffer
         damages["counts"] = lambda state: state["counts"].__setitem__(
             0, state["rows"].shape[0] + 1)
+        # (the next row is written at counts[0]: a full buffer is no resting state)
+        damages["a full buffer"] = lambda state: state["counts"].__setitem__(
+            0, state["rows"].shape[0])
+    if isinstance(sketch, (OjaSketch, RandomProjectionSketch)):  # a step or row before 0
+        damages["a count below 0"] = lambda state: state["counts"].__setitem__(0, -1)
+    readers = {"partial_fit": lambda s: s.partial_fit(stream[20:]),
+               "transform": lambda s: s.transform(stream), "get_gram": lambda s: s.get_gram(),
+               "inverse_operator": lambda s: s.inverse_operator(1.0),
+               "components_": lambda s: s.components_}
     for what, damage in damages.items():
-        loaded = pickle.loads(saved)
-        damage(loaded._state)
-        before = pickle.dumps(loaded)
-        with pytest.raises(ValueError, match="loaded with a damaged state"):
-            loaded.partial_fit(stream[20:])
-        assert pickle.dumps(loaded) == before, what
+        for name, read in readers.items():  # (what reads the state checks it first)
+            loaded = pickle.loads(saved)
+            damage(loaded._state)
+            before = pickle.dumps(loaded)
+            with pytest.raises(ValueError, match="loaded with a damaged state"):
+                read(loaded)
+            assert pickle.dumps(loaded) == before, (what, name)
     # an intact pickle continues as the sketch it was saved from
     np.testing.assert_array_equal(pickle.loads(saved).partial_fit(stream[20:]).transform(stream),
                                   fitted.partial_fit(stream[20:]).transform(stream))
