@@ -535,10 +535,12 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
     # units times 1,000 halfway through a stream (make_regression, 20
     # features, three seeds) held one pass at R^2 -91, -57 and -52, unchanged
     # after 4,200 more rows in the new units; every feature times 100: -76,
-    # -45, -42; with the loss at the prediction 0.999 (Ridge 0.999). A
-    # corrupt cell is the prior step's (units_prior_step), and scored the same
-    # either way (diabetes with a BMI of 99,999: 0.359, 0.402, 0.372; 1e6
-    # among 400 features: 0.930, 0.923); heavy-tailed rows lost 0.004-0.015
+    # -45, -42; with the loss at the prediction 0.999 over the exact sketch
+    # (Ridge 0.999), 0.995 and 0.959 over fast RFD (Oja, RP and none still
+    # fail). A corrupt cell is the prior step's (units_prior_step), and scored
+    # the same either way (diabetes with a BMI of 99,999: 0.359, 0.402, 0.372;
+    # 1e6 among 400 features: 0.930, 0.923), but for a whole row times 1e6
+    # over Oja's sketch (0.986 -> -0.234); heavy-tailed rows lost 0.004-0.015
     # (12 lognormal features, four seeds: 0.545-0.576 against 0.549-0.591,
     # Ridge 0.537-0.555; the user guide, *Bound*)
     _loss_at_clip = False
