@@ -113,10 +113,10 @@ class BaseUpdateRule(BaseEstimator):
       a classifier's stream that is not centred (a regressor's units are not
       lifted), see :mod:`sklearn_sketchlearn._units`; ``_calls_lapack``: the
       kernel calls LAPACK at every example, which then runs on the calling
-      thread, see :mod:`sklearn_sketchlearn._lapack_threads`);
-      ``_loss_at_clip``: where a regressor clips the rule's predictions
-      (:meth:`_clips_to_targets`), its kernel takes the loss's slope at the
-      clipped prediction rather than at the prediction);
+      thread, see :mod:`sklearn_sketchlearn._lapack_threads`;
+      ``_loss_at_clip``: whether, where a regressor clips the rule's
+      predictions (:meth:`_clips_to_targets`), its kernel takes the loss's
+      slope at the clipped prediction rather than at the prediction);
     * :meth:`_prepare`, called once on the fitted copy: raises a
       ``ValueError`` for pairings that make no sense (before any state exists)
       and resolves data-dependent defaults;
