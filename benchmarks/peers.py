@@ -32,6 +32,13 @@ def sgd_partial_fit(X, y, batch_size=100):
     return time.perf_counter() - start
 
 
+def slope(seconds, examples):
+    """Seconds per example between two runs of ``examples`` (fewer, more)
+    that took ``seconds``: what their common fixed cost (a start-up, the first
+    touches of the memory a model allocates) leaves out."""
+    return max(seconds[1] - seconds[0], 0.0) / (examples[1] - examples[0])
+
+
 def vowpal_wabbit():
     """The ``vowpalwabbit`` module, or None when the optional extra is absent."""
     try:
@@ -104,8 +111,8 @@ def vw_oja_newton(X, y, sketch_size=10):
 
         def run():
             n, quarter = X.shape[0], X.shape[0] // 4
-            whole, part = seconds(n), seconds(quarter)
-            slope = max(whole - part, 0.0) / (n - quarter)
-            return slope, part - slope * quarter
+            part = seconds(quarter)
+            per_example = slope((part, seconds(n)), (quarter, n))
+            return per_example, part - per_example * quarter
 
         yield run

@@ -54,7 +54,7 @@ from sklearn_sketchlearn.update_rules import SDROGD, AdaFD, SketchedOnlineNewton
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from floor import run_floor  # noqa: E402
-from peers import sgd_epoch, sgd_partial_fit, vowpal_wabbit, vw_oja_newton  # noqa: E402
+from peers import sgd_epoch, sgd_partial_fit, slope, vowpal_wabbit, vw_oja_newton  # noqa: E402
 
 # the papers' SON step (the same arithmetic as Vowpal Wabbit's OjaNewton and the floor)
 SON = SketchedOnlineNewton(alpha=10.0, ridge="fixed", bound=1.0, curvature="gradient",
@@ -274,7 +274,7 @@ def streaming_timer(make, X, y, classes=(0, 1)):
     def stream():
         first = streamed(quarter)[0] if quarter else 0.0
         every, startup = streamed(len(chunks))
-        return (every - first) / (rows[1] - rows[0]), startup
+        return slope((first, every), rows), startup
 
     make().partial_fit(X[:64], y[:64], classes=classes).partial_fit(
         X[64:80], y[64:80])  # compile (or load) the kernels

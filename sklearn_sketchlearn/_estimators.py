@@ -279,10 +279,7 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
                                 self._BLOCK_SIZE)
         if (rule._running_units and rule.feature_scaling == "standardize"
                 and rule._needs_units(center, is_classifier(self))):
-            self._units = _units.new_units(
-                n_features, center, rule._centers_mostly_zero,
-                robust_targets=not is_classifier(self) and not loss.has_curvature,
-                rare_lift=rule._rare_feature_lift if is_classifier(self) else 0.0)
+            self._units = self._new_units(n_features, center, rule, loss)
         self._progressive_sums = np.zeros(3)  # weight, weighted loss, weighted mistakes
         self.t_ = 1
         self._n_positive = 0  # examples of positive sample weight learned
@@ -319,12 +316,17 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
                 return damaged
         if self._units is None:
             return []
-        reference = _units.new_units(  # (as _start made them)
-            self.n_features_in_, bool(self._units.get("center_features")),
-            rule._centers_mostly_zero,
-            robust_targets=not is_classifier(self) and not LOSSES[self._loss_name].has_curvature,
-            rare_lift=rule._rare_feature_lift if is_classifier(self) else 0.0)
+        reference = self._new_units(self.n_features_in_, bool(self._units.get("center_features")),
+                                    rule, LOSSES[self._loss_name])
         return [f"_units[{key!r}]" for key in _units.damaged_units(self._units, reference)]
+
+    def _new_units(self, n_features, center, rule, loss):
+        """The running units of a stream (centred or not) that ``rule`` learns
+        under ``loss``, before any example (:func:`_units.new_units`)."""
+        return _units.new_units(
+            n_features, center, rule._centers_mostly_zero,
+            robust_targets=not is_classifier(self) and not loss.has_curvature,
+            rare_lift=rule._rare_feature_lift if is_classifier(self) else 0.0)
 
     def _state_params(self):
         """The parameters the fitted state depends on, comparable across calls.

@@ -110,8 +110,7 @@ class BaseSketch(StateLayoutMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
     def _stream(self, X, *, first_call):
         X_checked = validate_chunk(self, X, first_call=first_call)
         if not first_call:
-            self._check_state_layout()
-            self._check_fitted()
+            self._check_fitted(learns=True)
             self._state = writable(self._state)  # (a sketch loaded memory-mapped)
         # all or nothing: a chunk that overflows the sketch leaves it as it was
         with self._all_or_nothing("on this chunk", in_place=not first_call):
@@ -170,13 +169,13 @@ class BaseSketch(StateLayoutMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         return {name: value for name, value in self.get_params(deep=False).items()
                 if name != "random_state"}
 
-    def _check_fitted(self):
+    def _check_fitted(self, learns=False):
         """Raise unless the sketch is fitted with the parameters it has now (its
         state was built for them: a larger ``sketch_size`` set between calls
-        made the kernels write past the buffer), and, loaded with a state of
-        this layout, undamaged (:meth:`_check_state_layout`; a state of
-        another layout is read as it was saved, but not learned on): every
-        method that reads the state calls this first."""
+        made the kernels write past the buffer), and, loaded, with a state
+        undamaged and, where it ``learns``, of this layout
+        (:meth:`_check_state_layout`; a state of another layout is read as it
+        was saved): every method that reads the state calls this first."""
         check_is_fitted(self)
         started = getattr(self, "_started_with", None)  # (None: pickled before it was kept)
         if started is not None:
@@ -187,7 +186,7 @@ class BaseSketch(StateLayoutMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
                     f"{' and '.join(changed)} changed since the sketch was started, and its "
                     "fitted state depends on them; call fit to start over (or set them back)."
                 )
-        if self._state_layout == STATE_LAYOUT:
+        if learns or self._state_layout == STATE_LAYOUT:
             self._check_state_layout()
 
     def _check_n_features(self, n_features):
@@ -404,10 +403,8 @@ class BaseSketch(StateLayoutMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
 
     def _check_mergeable(self, other):
         """Raise unless ``other`` sketches the same features in the same way."""
-        self._check_fitted()
-        other._check_fitted()
-        self._check_state_layout()
-        other._check_state_layout()
+        self._check_fitted(learns=True)
+        other._check_fitted(learns=True)
         if type(other) is not type(self):
             raise TypeError(
                 f"Can only merge a fitted {type(self).__name__} into another, "
