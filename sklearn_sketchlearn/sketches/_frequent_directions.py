@@ -198,7 +198,10 @@ class RegularizedFrequentDirections(FrequentDirections):
     sketch_size : int, default=10
         The sketch size ``m``. Values must be in the range `[1, inf)`.
     alpha0 : float, default=0.0
-        The initial ridge ``alpha_0``. Values must be in the range `[0.0, inf)`.
+        The initial ridge ``alpha_0``. Under an update rule it adds to the
+        rule's own: SON's fixed ridge is its ``alpha`` plus ``alpha0`` plus
+        ``shrinkage_ / 2``, so set the paper's ``alpha_0`` on one of the two.
+        Values must be in the range `[0.0, inf)`.
     fast : bool, default=False
         Row-by-row (``m`` rows) or doubling (``2m`` rows) buffer, as in
         :class:`FrequentDirections`.

@@ -126,7 +126,10 @@ class AdaFD(SparseFormRule, BaseUpdateRule):
     The paper's algorithm is ``AdaFD(eta0, delta=delta, ridge='fixed',
     limit_steps=False, feature_scaling=None)``. With an RFD sketch the square
     root is taken of its whole estimate ``alpha I + B^T B`` of ``alpha0 I +
-    G_t``.
+    G_t``. :class:`~sklearn_sketchlearn.SketchedOnlineRegressor` clips its
+    predictions at twice the largest ``|y - y_0|`` learned before each row,
+    which the paper does not (on its Section 5.2 regression the clip never
+    binds at the chosen step; see the reproduction page).
 
     On wide CSR rows the step (mirror or dual) over Frequent Directions, a
     random projection or Oja's sketch costs ``O(tau s + tau^2)`` an example

@@ -169,7 +169,8 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
         per direction (a unit-free number), or over the exact sketch as a prior
         worth ``alpha`` examples (see above); with ``ridge='fixed'``, the ridge
         ``alpha`` of the papers (``1 / alpha`` is the step size; with an RFD
-        sketch the initial ridge ``alpha_0``). ``'auto'`` is ``1e-3`` of the
+        sketch the initial ridge ``alpha_0``, to which the sketch's own
+        ``alpha0``, 0 by default, adds: set one of the two). ``'auto'`` is ``1e-3`` of the
         curvature seen over a sketch that misses some, one example's worth over
         the exact sketch (chosen on ``benchmarks/defaults.py``'s suite: a
         thousandth is the exact sketch's worst value there, and one example
