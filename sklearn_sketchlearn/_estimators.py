@@ -1321,7 +1321,8 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         stored, in ``fit`` or the first ``partial_fit``) SON takes no sketch
         past 256 weights: one model per class learns them as well or better,
         several times faster and in under a third of the memory (see the
-        user guide, *Choosing*).
+        user guide, *Choosing*); so does ``fit`` over two classes of them past
+        the exact sketch's reach (as well, in a tenth of the time).
     loss : {'auto', 'modified_huber', 'squared_hinge', 'hinge', 'log_loss', \
 'squared_error'}, default='auto'
         The loss, on targets in {-1, +1} for each binary problem.

@@ -621,7 +621,8 @@ def test_sons_auto_loss_and_sketch_over_many_classes_of_wide_sparse_rows():
     # (one model per class) and no sketch; the same model as with the loss and
     # sketch named, through fit and partial_fit alike. Up to 256 weights the
     # exact sketch stays, and fit of two classes takes it at these 401
-    # weights (rows times weights squared under its bound).
+    # weights (rows times weights squared under its bound); past 512, fit of
+    # two classes of text takes no sketch, where one pass keeps fast RFD.
     rng = np.random.default_rng(0)
     n = 300
 
@@ -631,14 +632,16 @@ def test_sons_auto_loss_and_sketch_over_many_classes_of_wide_sparse_rows():
         return X
 
     three = rng.integers(0, 3, n)
-    cases = [(rows(1 / 16), three, "modified_huber", None),
-             (rows(1 / 16), three > 0, "log_loss", "fast_rfd"),
-             (rows(1 / 4), three, "log_loss", "fast_rfd"),
-             (rows(1 / 16).toarray(), three, "log_loss", "fast_rfd"),
-             (rows(1 / 16, d=200), three, "modified_huber", "exact")]
-    for X, y, loss, sketch in cases:
-        for learn in ("fit", "partial_fit"):
-            named = "exact" if learn == "fit" and np.unique(y).size == 2 else sketch
+    # (X, y, loss, the sketch of fit, of partial_fit)
+    cases = [(rows(1 / 16), three, "modified_huber", None, None),
+             (rows(1 / 16), three > 0, "log_loss", "exact", "fast_rfd"),
+             (rows(1 / 16, d=600), three > 0, "log_loss", None, "fast_rfd"),
+             (rows(1 / 4, d=600), three > 0, "log_loss", "fast_rfd", "fast_rfd"),
+             (rows(1 / 4), three, "log_loss", "fast_rfd", "fast_rfd"),
+             (rows(1 / 16).toarray(), three, "log_loss", "fast_rfd", "fast_rfd"),
+             (rows(1 / 16, d=200), three, "modified_huber", "exact", "exact")]
+    for X, y, loss, fit_sketch, stream_sketch in cases:
+        for learn, named in (("fit", fit_sketch), ("partial_fit", stream_sketch)):
             models = [getattr(SketchedOnlineClassifier(**params, random_state=0), learn)(
                 X, y, **({"classes": np.unique(y)} if learn == "partial_fit" else {}))
                 for params in ({}, {"loss": loss, "sketch": named})]
