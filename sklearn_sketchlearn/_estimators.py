@@ -1397,7 +1397,12 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
         starting point; fit each value of a path over ``alpha`` afresh.
     n_jobs : int or None, default=None
         Threads for the classes' problems of a multi-class model. Results do
-        not depend on it.
+        not depend on it. Threads pay where each class's work per block of
+        rows is large: a multinomial model learns in blocks of 8 to 256 rows,
+        and on 2 cores streaming 10 classes of 100 dense features took 1.8
+        times as long with ``n_jobs=2`` (7.6 times without a sketch), 250
+        features over the exact sketch 0.85 times, and one model per class
+        (``loss='modified_huber'``, blocks of a whole chunk) 0.54 times.
     verbose : int, default=0
         Print the progressive metrics after each pass.
     class_weight : dict, 'balanced' or None, default=None
