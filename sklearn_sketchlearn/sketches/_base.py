@@ -116,7 +116,6 @@ class BaseSketch(StateLayoutMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         with self._all_or_nothing("on this chunk", in_place=not first_call):
             if first_call:
                 self._forget_fit()
-                self._check_n_features(X_checked.shape[1])
                 record_features(self, X)
                 self._state = self._kernel_state(X_checked.shape[1], self._random_state())
                 self._state_layout = STATE_LAYOUT
@@ -188,9 +187,6 @@ class BaseSketch(StateLayoutMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
                 )
         if learns or self._state_layout == STATE_LAYOUT:
             self._check_state_layout()
-
-    def _check_n_features(self, n_features):
-        """Raise if the sketch cannot be built on ``n_features`` columns."""
 
     def _damaged_state(self):
         started = type(self)(**self._started_with)  # (the state was built for these)

@@ -71,8 +71,9 @@ class OjaSketch(BaseSketch):
     Parameters
     ----------
     sketch_size : int, default=10
-        Number of directions ``m``. Values must be in the range `[1, inf)` and
-        at most the number of features.
+        Number of directions ``m``. Values must be in the range `[1, inf)`.
+        Over fewer features the sketch keeps one direction per feature (the
+        whole space), and its other rows are zero.
     learning_rate : {'inverse_t', 'constant'}, default='inverse_t'
         The step ``Gamma_t``: ``min(1, eta0 / t)`` (the SON paper's ``1/t``
         for ``eta0=1``; Vowpal Wabbit uses ``eta0=2``) or the constant
@@ -163,13 +164,11 @@ class OjaSketch(BaseSketch):
         self.eta0 = eta0
         self.random_state = random_state
 
-    def _check_n_features(self, n_features):
-        if self.sketch_size > n_features:
-            raise ValueError(
-                f"OjaSketch keeps sketch_size={self.sketch_size} orthonormal "
-                f"directions, which needs n_features >= sketch_size; got "
-                f"n_features={n_features}."
-            )
+    def _kernel_capacity(self, n_features):
+        # at most one orthonormal direction per feature: a larger sketch_size
+        # holds the whole space, its other rows zero, as a Frequent Directions
+        # sketch's rows beyond the data's rank (a learner clips its copy alike)
+        return min(self.sketch_size, n_features)
 
     _kind = OJA
 
@@ -179,12 +178,13 @@ class OjaSketch(BaseSketch):
 
     def _kernel_state(self, n_features, random_state):
         state = super()._kernel_state(n_features, random_state)
+        n_directions = state["rows"].shape[0]
         if random_state is not None:  # (O(m^2 d), which a check of the shapes skips)
             # Gram-Schmidt on random Gaussian rows: QR with a positive diagonal
-            q, r = np.linalg.qr(random_state.standard_normal((self.sketch_size, n_features)).T)
+            q, r = np.linalg.qr(random_state.standard_normal((n_directions, n_features)).T)
             state["rows"] = np.ascontiguousarray((q * np.sign(np.diag(r))).T)
-        state["gram"] = np.eye(self.sketch_size)
-        state["factor"] = np.eye(self.sketch_size)
+        state["gram"] = np.eye(n_directions)
+        state["factor"] = np.eye(n_directions)
         return state
 
     def _kernel_params(self):

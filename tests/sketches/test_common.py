@@ -314,11 +314,19 @@ def test_a_sketch_loaded_memory_mapped_continues_as_the_saved_one(sketch, stream
     assert path.read_bytes() == saved
 
 
-def test_oja_needs_as_many_features_as_directions():
-    oja = OjaSketch(sketch_size=6, random_state=0)
-    with pytest.raises(ValueError, match="n_features=5"):
-        oja.fit(make_stream("gaussian", n_features=5))
-    assert not hasattr(oja, "n_features_in_")
+def test_oja_over_fewer_features_than_directions_holds_the_whole_space():
+    # it refused the rows (27 of scikit-learn's checks failed at its default
+    # size), where Frequent Directions pads and a learner clips its copy: one
+    # orthonormal direction per feature, the rows beyond them zero
+    X = make_stream("decaying", n_samples=200, n_features=5)
+    wide, exact = OjaSketch(8, random_state=0).fit(X), OjaSketch(5, random_state=0).fit(X)
+    assert wide.components_.shape == (8, 5)
+    np.testing.assert_allclose(wide.components_[:5], exact.components_, rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(wide.components_[5:], 0.0)
+    np.testing.assert_array_equal(wide.transform(X)[:, 5:], 0.0)
+    np.testing.assert_allclose(wide.get_gram(), exact.get_gram(), rtol=1e-12)
+    np.testing.assert_allclose(wide.partial_fit(X).get_gram(), exact.partial_fit(X).get_gram(),
+                               rtol=1e-12)
 
 
 # -- merging --------------------------------------------------------------------
