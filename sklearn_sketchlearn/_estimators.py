@@ -193,12 +193,19 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
                     f"object{why}: give {strategy} as one to set its parameters (e.g. "
                     f"{example}, or {strategy} and {key} together in a parameter grid)."
                 )
+        # scikit-learn's sets the parameters before it one is refused, the
+        # strategy objects' too (the user's own objects): all are put back
         before = self.get_params(deep=False)
+        strategies = [(value, value.get_params(deep=False))
+                      for value in (before["update_rule"], before["sketch"])
+                      if hasattr(value, "get_params")]
         try:
             return super().set_params(**params)
-        except Exception:  # (scikit-learn's sets the parameters before it one is refused)
+        except Exception:
             for name, value in before.items():
                 setattr(self, name, value)
+            for strategy, settings in strategies:
+                strategy.set_params(**settings)
             raise
 
     def _strategies(self, n_weights, fit_rows=None, rows=None, n_classes=None, continuing=False):
@@ -566,10 +573,21 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         """The error of a call that diverged during pass ``epoch`` (from 0) for ``cause``."""
         return ValueError(
             f"{type(self.update_rule_).__name__} diverged during pass {epoch + 1}: "
-            f"{cause}. The model is left as it was before this call. Scaling the input "
-            "data (StandardScaler), a smaller step (eta0) or a larger ridge (alpha, "
-            f"delta) might help.{unchecked_input()}"
+            f"{cause}. The model is left as it was before this call. {self._remedies()}"
+            f"{unchecked_input()}"
         )
+
+    def _remedies(self, targets=False):
+        """The divergence errors' advice: the fitted rule's own settings, the
+        input's scale where the rule learns without running units, and the
+        targets' (``targets``) where they count."""
+        rule = self.update_rule_
+        remedy = rule._divergence_remedy + (
+            " or scaled targets" if targets and not is_classifier(self) else "")
+        if rule.feature_scaling == "standardize":
+            return f"{remedy[0].upper()}{remedy[1:]} might help."
+        return ("Scaling the input data (StandardScaler, or the rule's "
+                f"feature_scaling='standardize') might help, as might {remedy}.")
 
     def _units_overflow_message(self):
         """Why a call fails whose running units (the estimator's, or those a
@@ -1084,8 +1102,7 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
             raise ValueError(
                 f"{type(self.update_rule_).__name__} diverged: the model's coefficients "
                 "are not finite in the units of the data. A call that finds this leaves the "
-                "model as it was before it; a larger ridge (alpha, delta), a smaller step "
-                f"(eta0) or scaled targets might help.{unchecked_input()}"
+                f"model as it was before it. {self._remedies(targets=True)}{unchecked_input()}"
             )
         return (*self._shaped_coef(coef, intercept), limits)
 

@@ -745,6 +745,16 @@ def test_a_parameter_of_a_strategy_given_by_its_shortcut_sets_the_shortcuts_obje
         model.set_params(fit_intercept=False, sketch__sketch_size=5, update_rule__alpha=0.5)
     assert model.get_params(deep=False) == SketchedOnlineClassifier(
         "ada_fd", sketch="fd").get_params(deep=False)
+    # the user's own strategy objects too, which scikit-learn's set_params had
+    # changed in place before it refused a key of theirs
+    rule, sketch = SketchedOnlineNewton(alpha=0.1), FrequentDirections(4)
+    model = SketchedOnlineClassifier(rule, sketch=sketch)
+    for refused in [{"update_rule__alpha": 5.0, "update_rule__no_such": 1},
+                    {"sketch__sketch_size": 8, "sketch__no_such": 1, "tol": 0.5}]:
+        with pytest.raises(ValueError, match="Invalid parameter 'no_such'"):
+            model.set_params(**refused)
+        assert model.update_rule is rule and model.sketch is sketch and model.tol == 1e-3
+        assert (rule.alpha, sketch.sketch_size) == (0.1, 4)
 
 
 def test_pipeline_grid_search_over_nested_strategy_parameters(stream):
@@ -1047,6 +1057,9 @@ def test_first_call_failures_leave_the_model_unfitted(stream):
         (SketchedOnlineRegressor("sdrogd"), "classification rule"),
         (SketchedOnlineClassifier("sdrogd", loss="log_loss"), "hinge loss"),
         (SketchedOnlineClassifier("ogd", sketch="fd"), "uses no sketch"),
+        # (not the fitted copy's sketch_size, clipped to the features: a size never set)
+        (SketchedOnlineClassifier("ogd", sketch="oja"),
+         r"uses no sketch, got a sketch \(OjaSketch\);"),
         (SketchedOnlineClassifier("ada_fd", sketch=None), "sketch=None makes no sense"),
         (SketchedOnlineRegressor(SketchedOnlineNewton(sigma="auto")), "needs a bound"),
         (SketchedOnlineClassifier(SketchedOnlineNewton(sigma="auto", bound=1.0), loss="hinge"),

@@ -425,6 +425,23 @@ def test_a_chunk_that_diverges_midway_changes_nothing(stream, rule_name, kind, s
     assert model.progressive_loss_ == untouched.progressive_loss_
 
 
+@pytest.mark.parametrize("rule", [rule(feature_scaling=None) for rule in (
+    SketchedOnlineNewton, AdaFD, DiagonalAdaGrad, SDROGD)], ids=type)
+def test_a_divergence_names_the_settings_of_the_rule_that_diverged(stream, rule):
+    # it named alpha and delta whatever the rule (AdaFD has no alpha, SON no
+    # delta), and the input's scale where the rule's running units make it moot
+    X, y = stream
+    model = SketchedOnlineClassifier(rule, random_state=0).partial_fit(X[:50], y[:50],
+                                                                      classes=np.unique(y))
+    with pytest.raises(ValueError, match="diverged") as raised:
+        model.partial_fit(blow_up(X[50:]), y[50:])
+    advice = str(raised.value).split("before this call. ")[1]
+    every_setting = {"alpha", "delta", "eta0", "sigma", "power_t", "adagrad_start"}
+    named = {word for word in every_setting if f"({word}" in advice or f" {word}" in advice}
+    assert named and named <= set(rule.get_params()), advice
+    assert "feature_scaling='standardize'" in advice
+
+
 def sparse_stream(n=400, d=1000, nnz=4, seed=0):
     """CSR rows of a few non-zeros each: SON keeps them in its sparse form."""
     rng = np.random.default_rng(seed)

@@ -145,6 +145,8 @@ class BaseUpdateRule(BaseEstimator):
     # pass to R^2 0.919 and 0.964 (two seeds), at the prediction itself to 0.113
     # and 0.334 (clean: 0.927 and 0.965; the user guide, *Bound*)
     _loss_at_clip = True
+    # what a divergence error suggests of the rule's own settings
+    _divergence_remedy = "a smaller step (eta0)"
 
     def _needs_units(self, center, is_classifier):
         """Whether a rule with ``_running_units`` learns in the estimator's running
@@ -190,7 +192,7 @@ class BaseUpdateRule(BaseEstimator):
             raise ValueError(f"{name} preconditions through a sketch; sketch=None makes no sense.")
         if sketch is not None and self._sketch_use == "none":
             raise ValueError(
-                f"{name} uses no sketch, got sketch={sketch!r}; pass sketch=None "
+                f"{name} uses no sketch, got a sketch ({type(sketch).__name__}); pass sketch=None "
                 "(or leave sketch='auto')."
             )
 

@@ -165,6 +165,7 @@ class SDROGD(BaseUpdateRule):
     _running_units = True
     _centers_sparse_rows = True  # the kernel reads every row densely
     _AUTO_ETA0 = (1.0, (0.1, 10.0))
+    _divergence_remedy = "a smaller step (eta0) or a stronger L2 penalty (alpha)"
     _CLASSIFIER_TRIES_ETA0 = True
 
     def __init__(

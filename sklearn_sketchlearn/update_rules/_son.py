@@ -554,6 +554,7 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
     # (12 lognormal features, four seeds: 0.545-0.576 against 0.549-0.591,
     # Ridge 0.537-0.555; the user guide, *Bound*)
     _loss_at_clip = False
+    _divergence_remedy = "a larger ridge (alpha; or a smaller eta0, where eta0 > 0 sets the step)"
     # (no running units of the estimator's move the state before the kernel)
     _saves_in_kernel = True
     # 'auto' alpha: a fraction of the curvature seen (adaptive ridge), the prior's
