@@ -146,14 +146,22 @@ class Trial:
         squares of the two models' differences example by example (for
         mistakes: the examples only the first erred on outnumber those only
         the rival erred on by more than the root of their count); then, of
-        those rivals, the one of least loss, the first among the values tried
-        where several tie (a count of mistakes often does, and keeping the
-        model in force would let the choice depend on where calls cut the
+        all the models, the one of least loss, the first among the values
+        tried where several tie (a count of mistakes often does, and keeping
+        the model in force would let the choice depend on where calls cut the
         stream). 0 where the losses are not kept. The first value holds
         against noise: on 20-class text (10,500 rows) ADA-FD's step of 1 led
         0.1 by 639 against 645 mistakes over the trial's second half, where
         the two differed on 88 examples (a statistic of 0.64), and then erred
-        1,985 times over the rest against 0.1's 1,776."""
+        1,985 times over the rest against 0.1's 1,776. Once a rival beats it,
+        the least loss decides among them all, not among those that beat it:
+        a rival close to the first value differs from it by little, example
+        by example, and beats it by a small margin that its small noise makes
+        significant, where a rival far from it may lead both by more and
+        still not beat the first beyond its larger noise (a regression on
+        tf-idf text of 40,000 words: the ridge of 1 beat the first, 1e-3, and
+        the trial handed the model to it over 100, of lower loss: held-out
+        R^2 0.167 against 0.251)."""
         later = self.later_half(learned)
         if later is None:
             return 0
@@ -164,8 +172,7 @@ class Trial:
                 significant = losses[first] - losses > SIGNIFICANCE * np.sqrt(squares)
             if not significant.any():
                 return first
-            losses = np.where(significant, losses, np.inf)
-        tied = np.flatnonzero(losses == losses.min())
+        tied = np.flatnonzero(losses == np.nanmin(losses))
         return int(tied[np.argmin(self.ranks[tied])])
 
     def later_half(self, learned):
