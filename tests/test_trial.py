@@ -14,8 +14,8 @@ from sklearn.datasets import make_classification, make_regression
 from sklearn.linear_model import RidgeCV, SGDClassifier
 
 import sklearn_sketchlearn._estimators as estimators
-from sklearn_sketchlearn._trial import Trial
 from sklearn_sketchlearn import SketchedOnlineClassifier, SketchedOnlineRegressor
+from sklearn_sketchlearn._trial import Trial
 from sklearn_sketchlearn.update_rules import (
     SDROGD,
     AdaFD,
