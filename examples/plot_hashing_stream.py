@@ -61,13 +61,13 @@ print(documents[0][:80], "...")
 # average rather than add up.
 #
 # A :class:`~sklearn.pipeline.Pipeline` has no ``partial_fit``; the hasher
-# has no state, so the stream goes through ``model[:-1].transform`` into the
+# has no state, so the stream goes through its ``transform`` into the
 # learner's ``partial_fit``, and the pipeline as a whole predicts raw text.
 model = make_pipeline(
     HashingVectorizer(n_features=2**18, ngram_range=(1, 2)),
     SketchedOnlineClassifier(sketch="rp", loss="log_loss", random_state=0),
 )
-hasher, son = model[:-1], model[-1]
+hasher, son = model[0], model[-1]
 sgd = SGDClassifier(loss="log_loss", random_state=0)
 seen, son_error, sgd_error, sgd_mistakes = [], [], [], 0.0
 for chunk, y_chunk in iter_minibatches(documents, y, batch_size=500):

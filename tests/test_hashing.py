@@ -35,7 +35,10 @@ def learn_stream(*transformers, documents, y):
         SketchedOnlineNewton(feature_scaling=None), sketch="rp", loss="log_loss",
         random_state=0))
     for chunk, y_chunk in iter_minibatches(documents, y, batch_size=500):
-        model[-1].partial_fit(model[:-1].transform(chunk), y_chunk, classes=[-1, 1])
+        rows = chunk  # step by step: scikit-learn 1.6 warns that model[:-1] is not fitted
+        for _, step in model.steps[:-1]:
+            rows = step.transform(rows)
+        model[-1].partial_fit(rows, y_chunk, classes=[-1, 1])
     assert model[-1].t_ == len(y) + 1
     return model
 
