@@ -1458,7 +1458,14 @@ class SketchedOnlineClassifier(LinearClassifierMixin, _BaseSketchedOnline):
     progressive_loss_ : float
         Mean loss of the predictions made before learning each example, over
         all examples so far (weighted by ``sample_weight``; for one-vs-rest the
-        mean over classes, for the multinomial model its log loss).
+        mean over classes, for the multinomial model its log loss). Over one
+        pass, each example unseen when predicted, it estimates the loss on new
+        rows (somewhat above it: the early predictions count). :meth:`fit`'s
+        later passes predict rows learned in the passes before, and count in:
+        after ``fit`` it is nearer a training loss (on noisy tf-idf text,
+        19 passes: ``progressive_error_`` 0.012 against a test error of 0.169,
+        0.175 against 0.141 after one pass); ``early_stopping``'s
+        ``validation_losses_`` are of rows set aside.
     progressive_error_ : float
         Fraction of those predictions that were wrong.
     n_features_in_ : int
@@ -2117,7 +2124,10 @@ class SketchedOnlineRegressor(RegressorMixin, _BaseSketchedOnline):
     best_validation_loss_ : float or None
         The least of them: that of the model the last :meth:`fit` kept.
     progressive_loss_ : float
-        Mean loss of the predictions made before learning each example.
+        Mean loss of the predictions made before learning each example, over
+        all examples so far: after :meth:`fit`'s later passes, of rows learned
+        in the passes before, nearer a training loss than the loss on new
+        rows (see :class:`SketchedOnlineClassifier`).
     n_features_in_ : int
         Number of features seen during ``fit``.
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
