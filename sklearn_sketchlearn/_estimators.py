@@ -555,10 +555,7 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
                 cause = (f"a prediction reached {largest:.3g}, over {self._DIVERGENCE_RATIO:g} "
                          "times the scale of the targets")
         if cause is None:
-            checked = self.update_rule_._kernel_checks(self._state, sparse)
-            for key, value in self._state.items():
-                if key in checked:
-                    continue
+            for key, value in self.update_rule_._arrays_to_scan(self._state, sparse).items():
                 if value.dtype.kind == "f" and not np.isfinite(value).all():
                     cause = f"its state ({key!r}) is no longer finite"
                     break

@@ -276,11 +276,12 @@ class BaseUpdateRule(BaseEstimator):
         weights = state["weights"]  # (a joint rule's: one row per output)
         return weights if features is None else weights[..., features]
 
-    def _kernel_checks(self, states, sparse):
-        """Keys of the state arrays (``states``: every problem's, stacked) that
-        the kernel itself checked for finiteness on the last chunk (``sparse``:
-        whether its rows were CSR), which the estimator need not scan."""
-        return ()
+    def _arrays_to_scan(self, states, sparse):
+        """The state arrays (``states``: every problem's, stacked), or the parts
+        of them the kernel reads, that the estimator scans for values that are
+        not finite after a chunk (``sparse``: whether its rows were CSR): all
+        but those the kernel itself checked as it wrote them."""
+        return states
 
     def _prediction_limit(self, state):
         """The bound on ``|prediction|`` the rule's predictor applies (inf: none)."""

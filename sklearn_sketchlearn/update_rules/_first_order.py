@@ -62,12 +62,12 @@ class _FirstOrderRule(BaseUpdateRule):
             scale[..., features] = np.where(moved > 0.0, change.a * moved + np.abs(change.b),
                                             0.0)
 
-    def _kernel_checks(self, states, sparse):
+    def _arrays_to_scan(self, states, sparse):
         # on CSR rows the kernel checks every value it writes to the d-long
         # arrays, and NG's scales (the largest |x_j|, of validated input) are
         # finite by construction; "norm" costs nothing to scan (OGD's sum of
         # the sample weights overflows past 1e308)
-        return tuple(key for key in states if key != "norm") if sparse else ()
+        return {key: value for key, value in states.items() if key == "norm" or not sparse}
 
     def _partial_snapshot(self, states, sketch, X):
         # on CSR rows a step changes a weight, its sums and its scale only where

@@ -96,14 +96,21 @@ class SparseFormRule:
         sparse form, for ``n_weights`` weights and a sketch of ``capacity`` rows."""
         return n_weights >= self._SPARSE_FORM_FROM * (capacity + n_stored / max(n_rows, 1))
 
-    def _kernel_checks(self, states, sparse):
+    def _arrays_to_scan(self, states, sparse):
         # in the sparse form the kernel checks every value it writes into the
         # d-long arrays (a scan of them would cost O(m d) per block)
-        # (the journal holds copies of checked values, and room not written)
+        # (the journal holds copies of checked values, and room not written);
+        # of the lazy changes only those recorded are read, not the room
+        # _make_room gave the call (over Oja's sketch 2 x 10 x 10 values an
+        # example: scanning a 1,000-row call's took 0.1 ms of its 4.7)
+        skipped = set(self._JOURNAL)
         if states["form"][:, SPARSE].all():
-            return ("weights", "rows", "scale", "gradient_sum", "touched", "versions",
-                    *self._JOURNAL)
-        return self._JOURNAL
+            skipped |= {"weights", "rows", "scale", "gradient_sum", "touched", "versions"}
+        scanned = {key: value for key, value in states.items() if key not in skipped}
+        recorded = states["form"][:, VERSION].max()
+        for key in ("maps", "folds"):
+            scanned[key] = states[key][:, :recorded]
+        return scanned
 
     def _versions_needed(self, states, sketch, X):
         """The lazy versions a ``partial_fit`` call on CSR rows ``X`` that take

@@ -18,6 +18,7 @@ from sklearn_sketchlearn._kernels._son_sparse import (
     catch_up_all,
     catch_up_columns,
     enter_sparse_form,
+    max_versions,
     push_change,
     transpose_units,
     units_by_feature,
@@ -394,3 +395,31 @@ def test_entering_the_sparse_form_lays_the_rows_by_columns(learned):
     np.testing.assert_array_equal(touched[:nonzero.size], nonzero)
     assert form[SPARSE] == 1 and form[TOP] == 0 and form[VERSION] == 0
     np.testing.assert_array_equal(sketch_weights, 0.0)
+
+
+@pytest.mark.parametrize("sketch", ["rp", "fast_fd"])
+def test_the_scan_for_divergence_reads_the_versions_recorded_not_the_room(sketch):
+    # _make_room gives a call room for the lazy changes it can record; the
+    # kernels read only those recorded, and so does the estimator's scan of
+    # the state for values that are not finite: room holding NaN changes
+    # nothing, where scanning it refused the call
+    X, labels, _ = small_sparse_stream()
+    X = sp.csr_matrix(X)
+    # (settings fixed: a trial would hand a refused model's place to a rival)
+    rule = SketchedOnlineNewton(alpha=1e-3, adagrad_start=1.0)
+    clean, marked = (stream_in_chunks(SketchedOnlineClassifier(rule, sketch=SKETCHES[sketch],
+                                                               random_state=0),
+                                      X[:80], labels[:80], None, 80) for _ in range(2))
+    assert marked._trial is None
+    state = marked._state
+    recorded = state["form"][0, VERSION]
+    # (the room the next call keeps: _tidy drops what grew past the limit)
+    kept = max_versions(state["weights"].shape[1], state["rows"].shape[1])
+    assert 0 < recorded < kept <= state["maps"].shape[1]
+    state["maps"][:, recorded:kept] = np.nan
+    state["folds"][:, recorded:kept] = np.nan
+    scanned = marked.update_rule_._arrays_to_scan(state, True)
+    assert scanned["maps"].shape[1] == scanned["folds"].shape[1] == recorded
+    for model in (clean, marked):
+        stream_in_chunks(model, X[80:], labels[80:], None, 80)
+    assert_same_model(clean, marked, rtol=0.0)
