@@ -56,7 +56,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from floor import run_floor  # noqa: E402
 from peers import sgd_epoch, sgd_partial_fit, slope, vowpal_wabbit, vw_oja_newton  # noqa: E402
 
-# the papers' SON step (the same arithmetic as Vowpal Wabbit's OjaNewton and the floor)
+# the papers' SON step, timed (not tuned: at alpha = 10 below the rows' squared
+# norm it learns worse than chance): the floor's arithmetic, and Vowpal Wabbit's
+# OjaNewton's but for its constants and conventions (doc/user_guide/learners.rst)
 SON = SketchedOnlineNewton(alpha=10.0, ridge="fixed", bound=1.0, curvature="gradient",
                            feature_scaling=None)
 
