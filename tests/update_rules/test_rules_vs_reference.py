@@ -1159,6 +1159,23 @@ def test_default_fit_takes_the_exact_sketch_beyond_256_weights_while_affordable(
     assert streamed.score(X_test, y_test) < ridge - 0.2  # 0.372
 
 
+def test_regressor_fit_over_text_like_rows_takes_no_sketch():
+    # as the classifier's fit over two classes: past the exact sketch's reach
+    # fit's passes over CSR rows with under an eighth of their entries stored
+    # learn what a sketch would speed up in one pass; a stream keeps fast RFD
+    rng = np.random.default_rng(0)
+    X = sp.random(600, 2000, density=0.01, format="csr", random_state=0)
+    y = X @ rng.standard_normal(2000) + 0.1 * rng.standard_normal(600)
+    fitted = SketchedOnlineRegressor(max_iter=2, random_state=0).fit(X, y)
+    unsketched = SketchedOnlineRegressor(sketch=None, max_iter=2, random_state=0).fit(X, y)
+    streamed = SketchedOnlineRegressor(random_state=0).partial_fit(X, y)
+    assert fitted.sketch_ is None
+    np.testing.assert_array_equal(fitted.coef_, unsketched.coef_)
+    assert isinstance(streamed.sketch_, RegularizedFrequentDirections)
+    dense = SketchedOnlineRegressor(max_iter=1, random_state=0).fit(X.toarray(), y)
+    assert isinstance(dense.sketch_, RegularizedFrequentDirections)
+
+
 def test_multiclass_fit_keeps_the_exact_sketch_to_256_weights():
     # each class's exact sketch would refactor its A at every early move of its
     # units: over more than two classes fit keeps to partial_fit's bound
