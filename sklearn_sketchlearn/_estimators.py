@@ -105,8 +105,9 @@ def resolve_strategies(update_rule, sketch, n_weights=None, fit_rows=None, rows=
     """New update-rule and sketch objects (or None) for the estimators' parameters:
     shortcuts instantiated, objects cloned, ``sketch='auto'`` resolved for
     ``n_weights`` weights a problem (None: not known yet), for ``fit``
-    of a single problem its ``fit_rows`` (the rows of a pass), and for a
-    classifier's stream its first ``rows`` and its ``n_classes``."""
+    of a single problem its ``fit_rows`` (the rows of a pass), the first
+    ``rows`` (``fit``'s of a single problem, a classifier's stream's) and a
+    classifier's ``n_classes``."""
     rule = UPDATE_RULES[update_rule]() if isinstance(update_rule, str) else clone(update_rule)
     spec = (rule._auto_sketch(n_weights, fit_rows, rows, n_classes) if sketch == "auto"
             else sketch)
@@ -210,8 +211,7 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
 
     def _strategies(self, n_weights, fit_rows=None, rows=None, n_classes=None, continuing=False):
         """Fitted copies of the update rule and sketch, and the loss spec
-        (``fit_rows``: see :func:`resolve_strategies`; ``rows`` and
-        ``n_classes``, a classifier's first rows and classes: see
+        (``fit_rows``, ``rows`` and ``n_classes``, a classifier's classes: see
         :func:`resolve_strategies` and :meth:`_loss_spec`). A stream's start
         records what ``sketch='auto'`` and ``loss='auto'`` mean for it, which
         the checks of a ``continuing`` stream, whose first rows are gone, read.

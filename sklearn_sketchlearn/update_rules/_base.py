@@ -158,8 +158,8 @@ class BaseUpdateRule(BaseEstimator):
         """What ``sketch="auto"`` means for ``n_weights`` weights a problem
         (None: not known yet), for ``fit`` of a single problem of
         ``fit_rows`` rows a pass (None: ``partial_fit``, or
-        ``fit`` over more than two classes), and for a classifier's stream
-        of ``n_classes`` classes that starts with ``rows`` (None: not known)."""
+        ``fit`` over more than two classes), for the first ``rows`` (None: not
+        known) and a classifier's ``n_classes`` (None: a regressor's)."""
         return self._default_sketch
 
     # eta0='auto' of a rule that steps by eta0: ``(value, rivals)``, its value
