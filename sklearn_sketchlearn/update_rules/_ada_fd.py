@@ -187,7 +187,6 @@ class AdaFD(SparseFormRule, BaseUpdateRule):
     _SPARSE_FORM_SKETCHES = (FREQUENT_DIRECTIONS, RANDOM_PROJECTION, OJA)
 
     _AUTO_ETA0 = (0.1, (0.01, 1.0))
-    _divergence_remedy = "a smaller step (eta0) or a larger ridge (delta)"
     _CLASSIFIER_TRIES_ETA0 = True
 
     def __init__(self, eta0="auto", *, delta=1.0, form="mirror", ridge="adaptive",

@@ -145,8 +145,13 @@ class BaseUpdateRule(BaseEstimator):
     # pass to R^2 0.919 and 0.964 (two seeds), at the prediction itself to 0.113
     # and 0.334 (clean: 0.927 and 0.965; the user guide, *Bound*)
     _loss_at_clip = True
-    # what a divergence error suggests of the rule's own settings
-    _divergence_remedy = "a smaller step (eta0)"
+    @property
+    def _divergence_remedy(self):
+        """What a divergence error suggests of the rule's own settings: its
+        step, and its ridge ``delta`` where it has one (a rule whose settings
+        differ says its own)."""
+        ridge = " or a larger ridge (delta)" if "delta" in self._get_param_names() else ""
+        return f"a smaller step (eta0){ridge}"
 
     def _needs_units(self, center, is_classifier):
         """Whether a rule with ``_running_units`` learns in the estimator's running

@@ -337,7 +337,6 @@ class DiagonalAdaGrad(_FirstOrderRule):
     _running_units = True
 
     _AUTO_ETA0 = (0.1, (0.01, 1.0))
-    _divergence_remedy = "a smaller step (eta0) or a larger ridge (delta)"
 
     def __init__(self, eta0="auto", *, delta=1.0, form="mirror", limit_steps=True,
                  feature_scaling="standardize"):

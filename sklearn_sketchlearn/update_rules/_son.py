@@ -707,8 +707,8 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
         """Whether a classifier's stream of ``n_classes`` classes (None: a
         regressor's) that starts with ``rows`` is text-like: more than two
         classes, CSR rows with under ``_TEXT_STORED`` of their entries stored."""
-        return n_classes is not None and n_classes > 2 and is_sparse_data(rows,
-                                                                           self._TEXT_STORED)
+        return (n_classes is not None and n_classes > 2
+                and is_sparse_data(rows, self._TEXT_STORED))
 
     def _auto_loss(self, rows, n_classes):
         return self._TEXT_LOSS if self._many_class_text(rows, n_classes) else self._default_loss
