@@ -9,6 +9,7 @@ rule.
 """
 
 import copy
+import functools
 import time
 import warnings
 from contextlib import contextmanager, nullcontext
@@ -84,6 +85,15 @@ from .update_rules import UPDATE_RULES, BaseUpdateRule
 from .update_rules._base import ChunkSettings
 
 MAX_SEED = np.iinfo(np.int32).max
+
+
+@functools.cache
+def _param_names(cls):
+    """The parameter names of an estimator class, which scikit-learn's
+    ``get_params`` reads from its signature at every call (about 15 us): every
+    ``partial_fit`` compares its strategies' parameters
+    (:meth:`_BaseSketchedOnline._state_params`)."""
+    return cls._get_param_names()
 
 
 def _same_strategy(a, b):
@@ -347,8 +357,10 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         params = {}
         for name in ("update_rule", "sketch", "loss", "fit_intercept"):
             value = getattr(self, name)
-            is_object = isinstance(value, BaseEstimator)
-            params[name] = (type(value), value.get_params()) if is_object else value
+            if isinstance(value, BaseEstimator):  # (its get_params: strategies nest none)
+                names = _param_names(type(value))
+                value = (type(value), {key: getattr(value, key) for key in names})
+            params[name] = value
         return params
 
     def _check_continues(self, *, warm_start):
@@ -1196,18 +1208,17 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         return scores, limits
 
     def _last_row_scores(self, X):
-        """The model's scores of the last row of ``X``, after CSR rows from the
-        model at that row's columns where :meth:`_model_for` would read it so
-        (O(m) a column; its gathers of a CSR row cost four times this)."""
+        """The model's scores of the last row of ``X``, after CSR rows (in
+        canonical form: its columns sorted, each once) from the model at that
+        row's columns where :meth:`_model_for` would read it so (O(m) a column;
+        its gathers of a CSR row cost four times this)."""
         if sp.issparse(X):
             begin, end = X.indptr[-2], X.indptr[-1]
             stored, values = X.indices[begin:end], X.data[begin:end]
             if self._reads_columns_of(X.shape[1], stored.size):
                 self._check_state_layout()
-                columns = np.unique(stored)
-                coef, intercept, _ = self._model_from_state(columns)
-                return (np.atleast_2d(coef)[:, np.searchsorted(columns, stored)] @ values
-                        + intercept)
+                coef, intercept, _ = self._model_from_state(stored)
+                return np.atleast_2d(coef) @ values + intercept
         coef, intercept, _ = self._published_model()
         return X[-1:] @ coef.T + intercept
 
