@@ -279,14 +279,17 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         # each problem's state goes into the stacked arrays as it is made: a
         # list of them stacked at once held the model twice (20 classes over
         # fast FD at d = 2^20: 10 GB at the peak, and 11 s to allocate)
+        # fresh zeros are not copied in: the memory of an array that nothing
+        # writes is never taken (SON's units where _compact leaves one row of eight)
         first = rule._allocate(sketch, size, loss, rng, n_outputs)
-        self._state = {key: np.empty((n_problems, *value.shape), value.dtype)
+        self._state = {key: np.zeros((n_problems, *value.shape), value.dtype)
                        for key, value in first.items()}
         self._state_layout = STATE_LAYOUT
         for k in range(n_problems):
             state = first if k == 0 else rule._allocate(sketch, size, loss, rng, n_outputs)
             for key, value in state.items():
-                self._state[key][k] = value
+                if value.any():
+                    self._state[key][k] = value
         self._trial = None
         tried = rule._tried_values(sketch, _units.is_sparse_data(X))
         if tried is not None and trial_memory(self._state, len(tried[1])) <= TRIAL_MEMORY:
@@ -327,7 +330,8 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
                                LOSSES[self._loss_name], None, n_outputs)  # (no random start)
         rivals = [] if self._trial is None else [rival["_state"] for rival in self._trial.rivals]
         for states in [self._state, *rivals]:
-            damaged = damaged_arrays(states, fresh, lambda s: rule._index_bounds(s, sketch),
+            damaged = damaged_arrays(states, rule._reference_as_held(fresh, states),
+                                     lambda s: rule._index_bounds(s, sketch),
                                      (n_problems,), rule._growing_state)
             if damaged:
                 return damaged
@@ -453,6 +457,10 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
             raise
         for state in journaled:
             self.update_rule_._forget_call(state)
+        if "_state" in self.__dict__:
+            rivals = self._trial.rivals if self._trial is not None else ()
+            for states in [self._state, *(rival["_state"] for rival in rivals)]:
+                self.update_rule_._compact(states, self.sketch_)
 
     def _settle_block_model(self, X):
         """Before a call that continues the state (``X``: a ``partial_fit``
@@ -653,6 +661,8 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         target_scale = self._target_scale()
         weight_unit = _units.weight_unit(self._units)
         sparse_data = _units.is_sparse_data(X)
+        if self._trial is None:  # (a trial's rivals are compacted after the call)
+            self.update_rule_._compact(self._state, self.sketch_, sparse_data)
         if all_data:
             self._count_units(X, y, sample_weight, class_weight, loss, sparse_data)
         # rows in running units are made block by block below

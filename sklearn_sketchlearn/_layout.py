@@ -32,7 +32,9 @@ import numpy as np
 # ADA-FD's mirror step over Oja's sketch keeps the sparse form's lazy changes,
 # each column's version, which an older one lacks; 10: its dual averaging too;
 # 11: SON's floats[16:19], the typical row's mean square and the prior's scale
-# that follows it).
+# that follows it). Not a layout of its own: SON's units held as the one row
+# of eight that AdaGrad's units read (SketchedOnlineNewton._compact), which
+# this version checks as such and reads, and an older one refuses as damaged.
 STATE_LAYOUT = 11
 
 

@@ -338,6 +338,19 @@ class BaseUpdateRule(BaseEstimator):
         ``states`` (how the model is held, not the model): none here."""
         return False
 
+    def _compact(self, states, sketch, sparse_data=None):
+        """Hold ``states`` (one model's, its problems stacked) in less memory,
+        in place: never the model itself. After a call that learned, or
+        before one learns ``sparse_data`` (or not), which fixes what a fresh
+        state needs. SON keeps one statistic of its units a feature where it
+        learns in AdaGrad's."""
+
+    def _reference_as_held(self, reference, states):
+        """``reference`` (a fresh state of one problem, which a loaded state's
+        arrays are checked against) as :meth:`_compact` would hold it where
+        ``states`` is held so."""
+        return reference
+
     def _tidy(self, states):
         """Change how ``states`` holds the model, in place, before a call
         continues it (and takes its snapshot): never the model itself, so an

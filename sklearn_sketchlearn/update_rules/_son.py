@@ -399,8 +399,9 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
     # scored a median 1.4 points above fast RFD (0.0 to +4.1, lower on none),
     # fit +0.2 (-2.4 to +1.4; the lowest where common words carry the
     # classes), in 0.18 times the time (Oja's sketch: +1.1, 0.0 to +6.7; fit
-    # +0.8; 0.45 times); at 20 classes over 2^20 features the model holds
-    # 1.5 GB against 5.2. fit over two classes of such rows takes none too:
+    # +0.8; 0.45 times); at 20 classes over 2^20 features the model held
+    # 1.5 GB against 5.2 (0.34 GB without a sketch since AdaGrad's units keep
+    # one statistic: _compact). fit over two classes of such rows takes none too:
     # its passes learn the directions a sketch would speed up in one. Over 8
     # binary imitations (benchmarks/defaults.py's common-word text, topic_text
     # of two classes, hashed phrases of make_phrase_documents at 2^18
@@ -657,6 +658,38 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
         # (the feature scaling a first chunk fixed indexes _SCALINGS)
         return {**super()._index_bounds(states, sketch),
                 "scaling": (states["form"][:, SCALING], 0, len(self._SCALINGS))}
+
+    def _compact(self, states, sketch, sparse_data=None):
+        # In AdaGrad's units the kernels read one of the eight statistics of a
+        # feature that the units' array holds (D_j, scale[0]; see
+        # standardize_example), so once the units are fixed (form[SCALING],
+        # by a stream's first chunk: here, as its kernel would, before it
+        # writes any) the array keeps that one: a model per class of 20 over
+        # 2^20 hashed features held 1.5 GB, 1.28 of them in these. (A
+        # trial's start of AdaGrad's units at infinity learns in 'scale'
+        # units, which read five: that rival keeps them.)
+        scale, form = states["scale"], states["form"]
+        if sparse_data is not None and scale.shape[2]:
+            kind = NO_SKETCH if sketch is None else sketch._kind
+            for k in range(form.shape[0]):
+                form[k, SCALING] = 1 + self._SCALINGS.index(
+                    self._units_of(form[k], kind, sparse_data))
+        if scale.shape[1] == 1 or not (form[:, SCALING] == self._ADAGRAD_FORM).all():
+            return
+        n_problems, n_rows, n_features = scale.shape
+        sums = np.empty((n_problems, 1, n_features))
+        for k in range(n_problems):  # (the sparse form holds them by feature: units_by_feature)
+            held = scale[k].reshape(n_features, n_rows).T if form[k, SPARSE] else scale[k]
+            sums[k, 0] = held[0]
+        states["scale"] = sums
+
+    def _reference_as_held(self, reference, states):
+        scale, form = states.get("scale"), states.get("form")
+        if (isinstance(scale, np.ndarray) and scale.ndim == 3 and scale.shape[1] == 1
+                and isinstance(form, np.ndarray) and form.ndim == 2 and form.shape[1] > SCALING
+                and (form[:, SCALING] == self._ADAGRAD_FORM).all()):
+            return {**reference, "scale": reference["scale"][:1]}
+        return reference
 
     def _allocate(self, sketch, n_features, loss, random_state, n_outputs):
         if sketch is None:
