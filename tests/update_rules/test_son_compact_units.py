@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from sklearn_sketchlearn import SketchedOnlineClassifier
+from sklearn_sketchlearn import SketchedOnlineClassifier, SketchedOnlineRegressor
 from sklearn_sketchlearn._kernels._son_sparse import SCALING, SPARSE
 from sklearn_sketchlearn.update_rules import SketchedOnlineNewton
 
@@ -104,6 +104,30 @@ def test_adagrad_units_kept_as_one_statistic_learn_the_same_model(scenario, monk
                 value = np.stack([statistics(scale, sparse)[:1] for scale, sparse in
                                   zip(value, whole_states["form"][:, SPARSE], strict=True)])
             np.testing.assert_array_equal(compact_states[key], value, err_msg=key)
+
+
+@pytest.mark.parametrize("sketch", ["fast_rfd", "oja", None])
+def test_a_regressor_in_adagrads_units_learns_the_same_model(sketch, monkeypatch):
+    # (a regressor's units on CSR rows are 'scale' units: AdaGrad's only when asked)
+    X, _ = csr_stream(2)
+    y = X @ np.random.default_rng(1).standard_normal(X.shape[1]) * 100.0 + 5.0
+
+    def learn_targets():
+        model = SketchedOnlineRegressor(
+            SketchedOnlineNewton(feature_scaling="adagrad", adagrad_start=40.0), sketch=sketch,
+            random_state=0)
+        for begin in range(0, X.shape[0], 150):
+            rows = X[begin:begin + 150]
+            model.partial_fit(rows.toarray() if begin == 300 else rows, y[begin:begin + 150])
+        return model
+
+    compact = learn_targets()
+    with monkeypatch.context() as patch:
+        patch.setattr(SketchedOnlineNewton, "_compact", lambda self, *args: None)
+        whole = learn_targets()
+    np.testing.assert_array_equal(compact.coef_, whole.coef_)
+    np.testing.assert_array_equal(compact.intercept_, whole.intercept_)
+    assert (compact._state["scale"].shape[1], whole._state["scale"].shape[1]) == (1, 8)
 
 
 def statistics(scale, sparse):
