@@ -294,6 +294,8 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         tried = rule._tried_values(sketch, _units.is_sparse_data(X))
         if tried is not None and trial_memory(self._state, len(tried[1])) <= TRIAL_MEMORY:
             self._trial = Trial(*tried, self._state, self._TRIAL_EXAMPLES)
+        else:  # (a trial's models, whose units may differ, are compacted after the call)
+            rule._compact(self._state, sketch, _units.is_sparse_data(X))
         self._units = None
         center = _units.centres(X, self.fit_intercept, rule._centers_sparse_rows,
                                 self._BLOCK_SIZE)
@@ -661,8 +663,6 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         target_scale = self._target_scale()
         weight_unit = _units.weight_unit(self._units)
         sparse_data = _units.is_sparse_data(X)
-        if self._trial is None:  # (a trial's rivals are compacted after the call)
-            self.update_rule_._compact(self._state, self.sketch_, sparse_data)
         if all_data:
             self._count_units(X, y, sample_weight, class_weight, loss, sparse_data)
         # rows in running units are made block by block below

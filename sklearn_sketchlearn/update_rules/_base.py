@@ -340,10 +340,10 @@ class BaseUpdateRule(BaseEstimator):
 
     def _compact(self, states, sketch, sparse_data=None):
         """Hold ``states`` (one model's, its problems stacked) in less memory,
-        in place: never the model itself. After a call that learned, or
-        before one learns ``sparse_data`` (or not), which fixes what a fresh
-        state needs. SON keeps one statistic of its units a feature where it
-        learns in AdaGrad's."""
+        in place: never the model itself. Called after each call that learned,
+        and on a fresh state before its stream's first rows, which fix what
+        it needs (``sparse_data``: whether they are sparse). SON keeps one
+        statistic of its units a feature where it learns in AdaGrad's."""
 
     def _reference_as_held(self, reference, states):
         """``reference`` (a fresh state of one problem, which a loaded state's

@@ -136,6 +136,21 @@ def statistics(scale, sparse):
     return scale.reshape(scale.shape[::-1]).T if sparse else scale
 
 
+def test_a_state_of_eight_statistics_continues_and_is_then_compacted(monkeypatch):
+    # as a pickle of a version before the compaction holds it
+    X, y = csr_stream(3)
+    make = SCENARIOS["no trial, 5 classes"][0]
+    with monkeypatch.context() as patch:
+        patch.setattr(SketchedOnlineNewton, "_compact", lambda self, *args: None)
+        older = make().partial_fit(X[:300], y[:300], classes=np.arange(3))
+    assert older._state["scale"].shape[1] == 8
+    older.partial_fit(X[300:], y[300:])
+    compact = make().partial_fit(X[:300], y[:300], classes=np.arange(3)).partial_fit(
+        X[300:], y[300:])
+    np.testing.assert_array_equal(older.coef_, compact.coef_)
+    assert older._state["scale"].shape[1] == 1
+
+
 def test_a_pickle_of_the_compact_state_continues_and_a_damaged_one_is_refused():
     model, X = learn("fixed start")
     assert model._state["scale"].shape[1] == 1
