@@ -294,8 +294,6 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         tried = rule._tried_values(sketch, _units.is_sparse_data(X))
         if tried is not None and trial_memory(self._state, len(tried[1])) <= TRIAL_MEMORY:
             self._trial = Trial(*tried, self._state, self._TRIAL_EXAMPLES)
-        else:  # (a trial's models, whose units may differ, are compacted after the call)
-            rule._compact(self._state, sketch, _units.is_sparse_data(X))
         self._units = None
         center = _units.centres(X, self.fit_intercept, rule._centers_sparse_rows,
                                 self._BLOCK_SIZE)
@@ -307,6 +305,8 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         self._n_positive = 0  # examples of positive sample weight learned
         self._fit_passes = 0  # fit's passes learned (SON weighs a pass by them)
         self.validation_losses_ = None
+        for _ in self._each_model():  # (a trial's rivals may learn in other units)
+            self.update_rule_._compact(self._state, sketch, _units.is_sparse_data(X))
 
     def __getstate__(self):
         # with its coefficients, so that a pickle predicts in another version

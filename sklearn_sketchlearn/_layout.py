@@ -43,6 +43,15 @@ def copied(arrays):
     return {key: value.copy() for key, value in arrays.items()}
 
 
+def fresh_copy(arrays):
+    """:func:`copied` of a fresh state: an array of zeros becomes new zeros,
+    whose memory is taken only where something writes into it (a trial's
+    rivals at a stream's start: SON's units keep one row of eight in
+    AdaGrad's units, and a sparse stream writes the columns it meets)."""
+    return {key: value.copy() if value.any() else np.zeros(value.shape, value.dtype)
+            for key, value in arrays.items()}
+
+
 def writable(arrays):
     """``arrays`` (a dict), its read-only arrays replaced by copies (the memory
     map's file is left as it was); other values as they are."""

@@ -50,7 +50,7 @@ only choice that ``fit`` shows.
 
 import numpy as np
 
-from ._layout import copied
+from ._layout import fresh_copy
 
 # The examples (of positive weight) a stream's trial lasts. Over
 # benchmarks/defaults.py's classification problems longer than 2,000 rows a
@@ -89,14 +89,14 @@ class Trial:
     values : tuple of float
         The rivals' values (the estimator's own model has the rule's).
     state : dict of ndarray
-        The state every model starts from (copied for each rival).
+        The state every model starts from (a fresh one, copied for each rival).
     length : int
         The examples a stream's trial lasts.
     """
 
     def __init__(self, name, values, state, length):
         self.name = name
-        self.rivals = [{"value": value, "_state": copied(state),
+        self.rivals = [{"value": value, "_state": fresh_copy(state),
                         "_progressive_sums": np.zeros(3), "_block_model": None}
                        for value in values]
         self.length = length

@@ -136,6 +136,29 @@ def statistics(scale, sparse):
     return scale.reshape(scale.shape[::-1]).T if sparse else scale
 
 
+@pytest.mark.parametrize("fits", [False, True])
+def test_no_kernel_call_in_adagrads_units_sees_eight_statistics(fits, monkeypatch):
+    # a stream's models (a trial's rivals too) are compacted before they learn,
+    # so the memory of the seven rows is never taken
+    seen = []
+    learn_chunk = SketchedOnlineNewton._partial_fit
+
+    def recording(self, chunk, state, *args):
+        seen.append((state["form"][SCALING], state["scale"].shape[0]))
+        return learn_chunk(self, chunk, state, *args)
+
+    monkeypatch.setattr(SketchedOnlineNewton, "_partial_fit", recording)
+    X, y = csr_stream(2)
+    model = SketchedOnlineClassifier(sketch="fast_rfd", random_state=0)  # (fit's: exact)
+    if fits:
+        model.set_params(max_iter=2, tol=None).fit(X, y)
+    else:
+        model.partial_fit(X[:300], y[:300], classes=[0, 1])
+    # (the trial's starts 40, 10 and 160 in AdaGrad's units, infinity in 'scale' units)
+    assert {rows for form, rows in seen if form == ADAGRAD_FORM} == {1}
+    assert {rows for form, rows in seen if form != ADAGRAD_FORM} == {8}
+
+
 def test_a_state_of_eight_statistics_continues_and_is_then_compacted(monkeypatch):
     # as a pickle of a version before the compaction holds it
     X, y = csr_stream(3)
