@@ -291,7 +291,8 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
                 if value.any():
                     self._state[key][k] = value
         self._trial = None
-        tried = rule._tried_values(sketch, _units.is_sparse_data(X))
+        sparse_data = _units.is_sparse_data(X)
+        tried = rule._tried_values(sketch, sparse_data)
         if tried is not None and trial_memory(self._state, len(tried[1])) <= TRIAL_MEMORY:
             self._trial = Trial(*tried, self._state, self._TRIAL_EXAMPLES)
         self._units = None
@@ -306,7 +307,7 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         self._fit_passes = 0  # fit's passes learned (SON weighs a pass by them)
         self.validation_losses_ = None
         for _ in self._each_model():  # (a trial's rivals may learn in other units)
-            self.update_rule_._compact(self._state, sketch, _units.is_sparse_data(X))
+            self.update_rule_._compact(self._state, sketch, sparse_data)
 
     def __getstate__(self):
         # with its coefficients, so that a pickle predicts in another version
@@ -330,8 +331,7 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
                                  else (1, 1))
         fresh = rule._allocate(sketch, self.n_features_in_ + self._started_with["fit_intercept"],
                                LOSSES[self._loss_name], None, n_outputs)  # (no random start)
-        rivals = [] if self._trial is None else [rival["_state"] for rival in self._trial.rivals]
-        for states in [self._state, *rivals]:
+        for states in self._model_states():
             damaged = damaged_arrays(states, rule._reference_as_held(fresh, states),
                                      lambda s: rule._index_bounds(s, sketch),
                                      (n_problems,), rule._growing_state)
@@ -422,12 +422,11 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
             if self._units is not None:
                 self._units = writable(self._units)
             self._settle_block_model(X)
-            self.update_rule_._tidy(self._state)
             if self._trial is not None:  # (its losses too: with_states copies them)
                 self._trial = self._trial.with_states([writable(rival["_state"])
                                                        for rival in self._trial.rivals])
-                for rival in self._trial.rivals:
-                    self.update_rule_._tidy(rival["_state"])
+            for states in self._model_states():
+                self.update_rule_._tidy(states)
         saved = dict(self.__dict__)
         if self._trial is not None:  # (its rivals as they are: _swap changes them)
             saved["_trial"] = self._trial.with_states([rival["_state"]
@@ -460,8 +459,7 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
         for state in journaled:
             self.update_rule_._forget_call(state)
         if "_state" in self.__dict__:
-            rivals = self._trial.rivals if self._trial is not None else ()
-            for states in [self._state, *(rival["_state"] for rival in rivals)]:
+            for states in self._model_states():
                 self.update_rule_._compact(states, self.sketch_)
 
     def _settle_block_model(self, X):
@@ -888,6 +886,12 @@ class _BaseSketchedOnline(StateLayoutMixin, BaseEstimator):
             return mean
 
         return X[train], y[train], train_weight, loss
+
+    def _model_states(self):
+        """The state of each model learned: the estimator's own, then each
+        rival's while a trial runs."""
+        rivals = self._trial.rivals if self._trial is not None else ()
+        return [self._state, *(rival["_state"] for rival in rivals)]
 
     def _each_model(self):
         """Run the body of a loop over this once for each model learned: the

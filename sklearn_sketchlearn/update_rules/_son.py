@@ -672,8 +672,7 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
         if sparse_data is not None and scale.shape[2]:
             kind = NO_SKETCH if sketch is None else sketch._kind
             for k in range(form.shape[0]):
-                form[k, SCALING] = 1 + self._SCALINGS.index(
-                    self._units_of(form[k], kind, sparse_data))
+                self._fix_units(form[k], kind, sparse_data)
         if scale.shape[1] == 1 or not (form[:, SCALING] == self._ADAGRAD_FORM).all():
             return
         n_problems, n_rows, n_features = scale.shape
@@ -759,7 +758,7 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
     def _partial_fit(self, chunk, state, sketch, loss, settings, decisions):
         kind, rank, _, _, oja_eta0, oja_constant = sketch_kernel_params(sketch)
         form = state["form"]
-        form[SCALING] = 1 + self._SCALINGS.index(self._units_of(form, kind, settings.sparse_data))
+        self._fix_units(form, kind, settings.sparse_data)
         scaling = int(form[SCALING]) - 1
         sparse = bool(chunk[4]) and kind != EXACT and scaling != 2 and self._sparse_form(
             state["weights"].shape[0], state["rows"].shape[0], chunk[1].size, chunk[3].size - 1)
@@ -821,6 +820,11 @@ class SketchedOnlineNewton(SparseFormRule, BaseUpdateRule):
         ``sparse_data`` resolves (:meth:`_scaling`)."""
         code = int(form[SCALING])
         return self._SCALINGS[code - 1] if code else self._scaling(kind, sparse_data)
+
+    def _fix_units(self, form, kind, sparse_data):
+        """Record in a problem's ``form`` the units it learns in (:meth:`_units_of`),
+        which its first chunk fixes."""
+        form[SCALING] = 1 + self._SCALINGS.index(self._units_of(form, kind, sparse_data))
 
     def _counts_units_first(self, states, sketch, sparse_data):
         kind = NO_SKETCH if sketch is None else sketch._kind
