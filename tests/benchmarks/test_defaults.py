@@ -4,9 +4,7 @@ problem as documented, and skips the LIBSVM problems cleanly without their files
 and the defaults learn one of its problems, the rare-word text, near
 LogisticRegression over every sketch."""
 
-import importlib.util
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,15 +13,12 @@ from sklearn.linear_model import LogisticRegression, SGDClassifier
 from sklearn_sketchlearn import SketchedOnlineClassifier
 from sklearn_sketchlearn.update_rules import UPDATE_RULES, SketchedOnlineNewton
 
-FOLDER = Path(__file__).resolve().parents[2] / "benchmarks"
+from . import load_script
 
 
 @pytest.fixture(scope="module")
 def defaults():
-    spec = importlib.util.spec_from_file_location("benchmark_defaults", FOLDER / "defaults.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("defaults")
 
 
 @pytest.fixture(scope="module")

@@ -1,8 +1,5 @@
 """The probability benchmark runs (on one set and split), so it cannot rot."""
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 from sklearn.datasets import load_iris
 from sklearn.linear_model import LogisticRegression
@@ -10,13 +7,11 @@ from sklearn.metrics import log_loss
 from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
 
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "probabilities.py"
+from . import load_script
 
 
 def test_script_compares_with_logistic_regression_on_the_same_split():
-    spec = importlib.util.spec_from_file_location("probabilities", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script("probabilities")
     ratios, reference = module.run(datasets=("iris",), n_splits=1)
     X, y = load_iris(return_X_y=True)
     X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, stratify=y,

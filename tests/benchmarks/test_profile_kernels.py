@@ -3,24 +3,19 @@ counted by hand on made-up code ranges, and, where binutils are installed,
 machine code that numba compiled in this process located and mapped back to
 its source line."""
 
-import importlib.util
 import inspect
 import shutil
 from collections import Counter
-from pathlib import Path
 
 import numba
 import pytest
 
-FOLDER = Path(__file__).resolve().parents[2] / "benchmarks"
+from . import load_script
 
 
 @pytest.fixture(scope="module")
 def profiler():
-    spec = importlib.util.spec_from_file_location("profile_kernels", FOLDER / "profile_kernels.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("profile_kernels")
 
 
 def test_samples_are_counted_by_function_and_line(profiler):

@@ -1,9 +1,6 @@
 """The reproduction command runs end to end in its quick configuration, and its
 shared-eigendecomposition ADA-FULL agrees with the package's ADA-FULL."""
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -12,16 +9,12 @@ from sklearn_sketchlearn.datasets import make_decaying_spectrum_regression
 from sklearn_sketchlearn.sketches import ExactSketch
 from sklearn_sketchlearn.update_rules import AdaFD
 
-FOLDER = Path(__file__).resolve().parents[2] / "benchmarks"
+from . import load_script
 
 
 @pytest.fixture(scope="module")
 def reproduce():
-    spec = importlib.util.spec_from_file_location("reproduce_tables",
-                                                  FOLDER / "reproduce_tables.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("reproduce_tables")
 
 
 def test_quick_reproduction_runs_every_section(reproduce, tmp_path):

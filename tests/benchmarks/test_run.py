@@ -1,23 +1,13 @@
 """The benchmark command runs end to end in its quick configuration, so it
 cannot rot (its timings are reported, never asserted)."""
 
-import importlib.util
-import sys
-from pathlib import Path
+from . import load_script
 
-FOLDER = Path(__file__).resolve().parents[2] / "benchmarks"
 DENSE = "Dense, one pass (us per example; ratios to peers run in the same process)"
 
 
 def run_benchmark(argv):
-    sys.path.insert(0, str(FOLDER))
-    try:
-        spec = importlib.util.spec_from_file_location("benchmark_run", FOLDER / "run.py")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module.main(argv)
-    finally:
-        sys.path.remove(str(FOLDER))
+    return load_script("run").main(argv)
 
 
 def test_quick_benchmark_runs_every_section(tmp_path, capsys):

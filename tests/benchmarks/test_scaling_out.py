@@ -1,8 +1,6 @@
 """The scaling-out benchmark runs end to end in its quick configuration, so it
 cannot rot (its timings are reported, never asserted; its checks are)."""
 
-import importlib.util
-from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -10,14 +8,11 @@ import pytest
 
 pytest.importorskip("distributed")
 
-FOLDER = Path(__file__).resolve().parents[2] / "benchmarks"
+from . import load_script
 
 
 def load_benchmark():
-    spec = importlib.util.spec_from_file_location("scaling_out", FOLDER / "scaling_out.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("scaling_out")
 
 
 def test_quick_scaling_out_benchmark_runs_every_section():
