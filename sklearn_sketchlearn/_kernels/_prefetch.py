@@ -26,7 +26,11 @@ def prefetch(array, index):
     """
 
 
-@overload(prefetch)
+# inlined by numba into its caller: left to LLVM the overload stayed a call of
+# its own for each line asked for, 6% of the default's compiled time on CSR
+# rows at d = 1e5 (benchmarks/profile_kernels.py), and Oja-SON's step took 7-10%
+# longer at d = 1e5-1e6
+@overload(prefetch, inline="always")
 def compiled_prefetch(array, index):
     return lambda array, index: llvm_prefetch(array, index)
 

@@ -34,6 +34,14 @@ def test_prefetch_changes_no_value(transposed):
     np.testing.assert_array_equal(matrix, before[1])
 
 
+def test_prefetch_is_inlined_into_its_caller():
+    # one instruction in the compiled caller, not a call of a function of its
+    # own for each line (what the overload compiled to before inline="always")
+    prefetched_sum(np.zeros(4), np.zeros((4, 2)), np.array([1, 3], dtype=np.int32))
+    code = "".join(prefetched_sum.inspect_llvm().values())
+    assert "@llvm.prefetch" in code and "compiled_prefetch" not in code
+
+
 def test_prefetch_run_as_python_does_nothing():
     # what the kernels call under NUMBA_DISABLE_JIT=1 (an intrinsic alone
     # cannot run as Python, which stopped every sparse kernel there)
