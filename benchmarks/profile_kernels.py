@@ -64,13 +64,15 @@ def compiled_objects(out, dispatchers=None):
         for result in dispatcher.overloads.values():
             try:
                 kind, payload = result.library.serialize_using_object_code()[1:]
-            except RuntimeError:  # (a library without machine code of its own)
+            except RuntimeError:  # (machine code loaded from the cache: no object kept)
+                continue
+            if kind != "object":
                 continue
             path = Path(out) / f"library{len(objects)}.o"
             path.write_bytes(payload[0])
             symbol = result.fndesc.llvm_func_name
             own = [f for f in object_functions(path) if f[3] == symbol]
-            if kind != "object" or not own or section_count(path, own[0][0]) != 1:
+            if not own or section_count(path, own[0][0]) != 1:
                 path.unlink()
                 continue
             section, offset, size = own[0][:3]
