@@ -206,7 +206,8 @@ def attribute(samples, ranges, resolve):
 
 
 def stream(args):
-    """The child: learn the stream, export the compiled functions, learn it again."""
+    """The child: learn the stream once (compiling), export the compiled
+    libraries, then learn it afresh again and again for ``--seconds``."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import numpy as np
     from run import SON, sparse_problem
@@ -254,7 +255,6 @@ def profile(args, argv):
     exported = json.loads((out / "objects.json").read_text())
     ranges, resolvers = [], {}
     for k, entry in enumerate(exported):
-        resolvers[k] = line_resolver(entry, out)
         ranges += [(entry["base"] + offset, entry["base"] + offset + size, (k, offset, name))
                    for section, offset, size, _, name in object_functions(entry["object"])
                    if section == entry["section"] and size]
@@ -262,6 +262,8 @@ def profile(args, argv):
 
     def resolve(key, offsets):
         k, offset, _ = key
+        if k not in resolvers:  # (linked only for the objects that samples fell in)
+            resolvers[k] = line_resolver(exported[k], out)
         chains = resolvers[k]([offset + o for o in offsets])
         return {o: chains.get(offset + o, []) for o in offsets}
 
