@@ -28,8 +28,9 @@ def distinct_sorted(values):
     where the largest is under ``DISTINCT_BY_MARKS`` times their number, else
     by a sort (NumPy 2's hash-based ``np.unique`` took 5-10 times longer on
     10,000 column indices)."""
-    if values.size and values.max() < DISTINCT_BY_MARKS * values.size:
-        marks = np.zeros(int(values.max()) + 1, dtype=np.bool_)
+    largest = int(values.max()) if values.size else 0
+    if values.size and largest < DISTINCT_BY_MARKS * values.size:
+        marks = np.zeros(largest + 1, dtype=np.bool_)
         marks[values] = True
         return np.flatnonzero(marks).astype(values.dtype, copy=False)
     ordered = np.sort(values)
